@@ -108,3 +108,28 @@ func QuatBetween(a, b Vec3) Quat {
 	}
 	return Quat{1 + d, c.X, c.Y, c.Z}.Normalize()
 }
+
+// QuatFromAxes returns the attitude whose body x, y and z axes, expressed in
+// the world frame, are x, y and z (the columns of the rotation matrix). The
+// axes must be orthonormal and right-handed.
+func QuatFromAxes(x, y, z Vec3) Quat {
+	// Shepperd's method: pick the largest of w, x, y, z to divide by.
+	m00, m11, m22 := x.X, y.Y, z.Z
+	tr := m00 + m11 + m22
+	var q Quat
+	switch {
+	case tr > 0:
+		s := math.Sqrt(tr+1) * 2
+		q = Quat{W: s / 4, X: (y.Z - z.Y) / s, Y: (z.X - x.Z) / s, Z: (x.Y - y.X) / s}
+	case m00 > m11 && m00 > m22:
+		s := math.Sqrt(1+m00-m11-m22) * 2
+		q = Quat{W: (y.Z - z.Y) / s, X: s / 4, Y: (y.X + x.Y) / s, Z: (z.X + x.Z) / s}
+	case m11 > m22:
+		s := math.Sqrt(1+m11-m00-m22) * 2
+		q = Quat{W: (z.X - x.Z) / s, X: (y.X + x.Y) / s, Y: s / 4, Z: (z.Y + y.Z) / s}
+	default:
+		s := math.Sqrt(1+m22-m00-m11) * 2
+		q = Quat{W: (x.Y - y.X) / s, X: (z.X + x.Z) / s, Y: (z.Y + y.Z) / s, Z: s / 4}
+	}
+	return q.Normalize()
+}

@@ -44,7 +44,42 @@ func (b Box) Corners() [4]geom.Vec2 {
 // Local returns p expressed in the box's own frame: origin at the centre, x
 // along L, y along W.
 func (b Box) Local(p geom.Vec2) geom.Vec2 {
-	return p.Sub(b.Center()).Rotate(-b.R * math.Pi / 180)
+	x, y := b.frame().local(p.X, p.Y)
+	return geom.Vec2{X: x, Y: y}
+}
+
+// boxFrame is a box's footprint prepared for many queries: the rotation's
+// sine and cosine are computed once, and the footprint becomes the
+// axis-aligned rectangle [−hl, hl] × [−hw, hw] about the centre (cx, cy).
+type boxFrame struct {
+	cx, cy float64 // centre of the footprint, m
+	s, c   float64 // sine and cosine of the rotation R
+	hl, hw float64 // half length (local x) and half width (local y), m
+}
+
+func (b Box) frame() boxFrame {
+	s, c := math.Sincos(b.R * math.Pi / 180)
+	return boxFrame{cx: b.X, cy: b.Y, s: s, c: c, hl: b.L / 2, hw: b.W / 2}
+}
+
+// local returns (x, y) in the box frame: translated to the centre, then
+// turned by −R, undoing the footprint's rotation.
+func (f boxFrame) local(x, y float64) (lx, ly float64) {
+	dx, dy := x-f.cx, y-f.cy
+	return f.c*dx + f.s*dy, -f.s*dx + f.c*dy
+}
+
+// localDir returns the direction (x, y) in the box frame (rotation only).
+func (f boxFrame) localDir(x, y float64) (lx, ly float64) {
+	return f.c*x + f.s*y, -f.s*x + f.c*y
+}
+
+// dist2 returns the squared distance from the local point (x, y) to the
+// footprint rectangle, 0 inside or on its boundary.
+func (f boxFrame) dist2(x, y float64) float64 {
+	dx := max(math.Abs(x)-f.hl, 0)
+	dy := max(math.Abs(y)-f.hw, 0)
+	return dx*dx + dy*dy
 }
 
 // Contains reports whether the point p lies in the closed footprint.
@@ -101,10 +136,21 @@ func (a Area) Contains(p geom.Vec2) bool {
 	return p.X >= a.MinX && p.X <= a.MaxX && p.Y >= a.MinY && p.Y <= a.MaxY
 }
 
-// ContainsBox reports whether the whole footprint of b lies inside the area.
+// ContainsTol is the tolerance, in metres, with which Area.ContainsBox
+// accepts a corner outside the area. Rotated corners are computed with sin
+// and cos of R in degrees, which are not exact (cos 90° is 6.1e-17, not 0),
+// so a box whose corner lies on the boundary in exact arithmetic can land a
+// few ulps (≈1e-14 m at |x| = 40 m) outside it. 1e-9 m is far above that
+// rounding and far below any placement that matters.
+const ContainsTol = 1e-9
+
+// ContainsBox reports whether the whole footprint of b lies inside the
+// closed area, up to ContainsTol: a corner exactly on the boundary counts as
+// inside.
 func (a Area) ContainsBox(b Box) bool {
 	for _, c := range b.Corners() {
-		if !a.Contains(c) {
+		if c.X < a.MinX-ContainsTol || c.X > a.MaxX+ContainsTol ||
+			c.Y < a.MinY-ContainsTol || c.Y > a.MaxY+ContainsTol {
 			return false
 		}
 	}

@@ -1,0 +1,110 @@
+package world
+
+import "github.com/shakedown-robotics/shakedown/geom"
+
+// CollisionScale is the factor by which the footprint of a box is shrunk to
+// get its physical collision volume: Aerialist's Gazebo model
+// (aerialist/resources/simulation/box.xacro, commit f76b46c "collision free
+// border") draws a visual box l × w × h but collides with a box
+// 0.8·l × 0.8·w × h (competition.md §1.4), so a vehicle may enter the outer
+// 10% of each side without contact.
+const CollisionScale = 0.8
+
+// Scene is the static world a vehicle flies in: box obstacles standing on
+// the ground plane (NED z = 0) and the area they were placed in. The zero
+// Scene is empty ground.
+type Scene struct {
+	Boxes []Box
+	Area  Area
+}
+
+// Raycast returns the distance along the ray from origin (NED, m) in the
+// direction dir (NED, unit) to the nearest surface within maxRange, and
+// whether there was one; with no hit it returns (maxRange, false).
+//
+// The surfaces are the box prisms, footprint × altitude [Z, Z+H] (NED z in
+// [−(Z+H), −Z]), hit with a slab test in each box's own frame (Kay and
+// Kajiya, "Ray tracing complex scenes", SIGGRAPH 1986), and the ground plane
+// NED z = 0, which is hit only from above. A ray starting inside or on a box
+// hits it at distance 0. The boxes are the visual ones (l × w), which is what
+// a range sensor in Gazebo sees. If dir is not a unit vector the distance is
+// in units of |dir|. Raycast does not allocate.
+func (s *Scene) Raycast(origin, dir geom.Vec3, maxRange float64) (dist float64, hit bool) {
+	best := maxRange
+	if dir.Z > 0 && origin.Z <= 0 {
+		if t := -origin.Z / dir.Z; t <= best {
+			best, hit = t, true
+		}
+	}
+	for i := range s.Boxes {
+		if t, ok := raycastBox(&s.Boxes[i], origin, dir, best); ok {
+			best, hit = t, true
+		}
+	}
+	return best, hit
+}
+
+// raycastBox returns the entry distance t ∈ [0, tmax] of the ray into box b.
+func raycastBox(b *Box, o, d geom.Vec3, tmax float64) (float64, bool) {
+	// Cheap reject before the trigonometry: the horizontal track of the ray
+	// over [0, tmax] must come within the footprint's circumradius.
+	hl, hw := b.L/2, b.W/2
+	cx, cy := b.X-o.X, b.Y-o.Y
+	if l2 := d.X*d.X + d.Y*d.Y; l2 > 0 {
+		t := geom.Clamp((cx*d.X+cy*d.Y)/l2, 0, tmax)
+		cx, cy = cx-d.X*t, cy-d.Y*t
+	}
+	if cx*cx+cy*cy > hl*hl+hw*hw {
+		return 0, false
+	}
+
+	f := b.frame()
+	ox, oy := f.local(o.X, o.Y)
+	dx, dy := f.localDir(d.X, d.Y)
+	t0, t1, ok := slab(ox, dx, -hl, hl, 0, tmax)
+	if !ok {
+		return 0, false
+	}
+	if t0, t1, ok = slab(oy, dy, -hw, hw, t0, t1); !ok {
+		return 0, false
+	}
+	if t0, _, ok = slab(o.Z, d.Z, -b.Top(), -b.Z, t0, t1); !ok {
+		return 0, false
+	}
+	return t0, true
+}
+
+// slab narrows [t0, t1] to the parameters where o + d·t lies in [lo, hi].
+func slab(o, d, lo, hi, t0, t1 float64) (float64, float64, bool) {
+	if d == 0 {
+		// Parallel to the slab: all or nothing (and no 0·Inf NaNs).
+		return t0, t1, o >= lo && o <= hi
+	}
+	inv := 1 / d
+	a, b := (lo-o)*inv, (hi-o)*inv
+	if a > b {
+		a, b = b, a
+	}
+	t0, t1 = max(t0, a), min(t1, b)
+	return t0, t1, t0 <= t1
+}
+
+// Collision reports whether a vehicle sphere of the given radius (m) centred
+// at the NED point p touches the physical collision volume of a box, and the
+// index of the first such box in s.Boxes. The volume is the footprint scaled
+// by CollisionScale (Box.Scaled) over altitudes [Z, Z+H]; touching counts. A
+// radius of 0 tests the point itself. Collision does not allocate.
+func (s *Scene) Collision(p geom.Vec3, radius float64) (index int, hit bool) {
+	r2 := radius * radius
+	for i := range s.Boxes {
+		b := s.Boxes[i].Scaled(CollisionScale)
+		f := b.frame()
+		lx, ly := f.local(p.X, p.Y)
+		// NED z of the volume spans [−Top, −Z].
+		dz := max(-b.Top()-p.Z, p.Z+b.Z, 0)
+		if f.dist2(lx, ly)+dz*dz <= r2 {
+			return i, true
+		}
+	}
+	return -1, false
+}
