@@ -65,6 +65,7 @@ type Quad struct {
 	wind  sim.Wind
 
 	t   float64
+	n   int64 // steps taken; t = n·dt exactly, without accumulated rounding
 	s   State
 	cmd [4]float64
 
@@ -227,7 +228,8 @@ func (q *Quad) Step() {
 	dt := q.cfg.StepS
 	p := &q.p
 	s := &q.s
-	q.t += dt
+	q.n++
+	q.t = float64(q.n) * dt
 	q.wind.Step(dt, q.rng)
 
 	// Motor lag (forward Euler, SIH_T_TAU). A crashed or stopped motor spins down.

@@ -1,0 +1,475 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	yaml "github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+// Command is one Aerialist test command (command.py): at TimestampUS µs
+// after the test starts, switch to flight Mode (3 = Mission, which arms and
+// starts the uploaded mission) with the manual set-point X, Y, Z, R (used
+// only by mode 100, Setpoint).
+type Command struct {
+	TimestampUS int64
+	Mode        int
+	X, Y, Z, R  float64
+}
+
+// CaseStudy is one test case: a mission, the PX4 parameters and Aerialist
+// commands it runs with, and the obstacles in its way.
+type CaseStudy struct {
+	Name   string // file name without directory and extension, e.g. "mission2"
+	Source string // the file it came from, or "builtin"
+
+	Mission Mission
+
+	// Params are the PX4 parameters: drone.params when the YAML has it,
+	// else those of drone.params_file, as Aerialist reads them (an inline
+	// params replaces the file; the two are not merged).
+	Params map[string]float64
+	// IntParams names the Params that are integers. Aerialist sets a value
+	// written as an integer with set_param_int and any other with
+	// set_param_float, and PX4 refuses the wrong type, so the distinction
+	// is kept: MPC_YAW_MODE 0 is an integer, MIS_YAW_ERR 12.0 a float.
+	// EncodeCaseStudy writes the other Params with a decimal point.
+	IntParams map[string]bool
+
+	// Port is drone.port as written: a name ("ros", "sitl", "cf", ...) or a
+	// UDP port number ("14541"); "" when absent (Aerialist then uses 14540).
+	Port string
+	// Simulator is simulation.simulator: "gazebo", "jmavsim" or "ros"; ""
+	// when absent (Aerialist then uses gazebo).
+	Simulator string
+	// Speed is simulation.speed, the simulation speed factor; 1 when absent.
+	Speed float64
+	// Headless is simulation.headless; true when absent, as in Aerialist.
+	Headless bool
+
+	Obstacles []world.Box
+	// Commands are test.commands when the YAML has them, else those of
+	// test.commands_file.
+	Commands []Command
+}
+
+// The port names Aerialist accepts (RobotConfig), and its simulators
+// (SimulationConfig).
+var (
+	portNames  = map[string]bool{"sitl": true, "sim": true, "ros": true, "avoidance": true, "cf": true, "hw": true, "px4_sitl": true, "px4_ros": true, "px4_cf": true}
+	simulators = map[string]bool{"gazebo": true, "jmavsim": true, "ros": true}
+)
+
+func checkPort(p string) error {
+	if portNames[p] {
+		return nil
+	}
+	if n, err := strconv.Atoi(p); err == nil && n > 0 && n < 65536 && strconv.Itoa(n) == p {
+		return nil
+	}
+	return fmt.Errorf("port %q: want a UDP port number or one of sitl, sim, ros, avoidance, cf, hw, px4_sitl, px4_ros, px4_cf", p)
+}
+
+// The YAML as decoded (with yaml.Strict, so that an unknown key anywhere is
+// an error). Pointers tell an absent key from a zero value.
+type yDoc struct {
+	Drone      *yDrone `yaml:"drone"`
+	Robot      *yDrone `yaml:"robot"` // Aerialist ≥ 2025-09 alias of drone
+	Simulation *ySim   `yaml:"simulation"`
+	Test       *yTest  `yaml:"test"`
+	Mission    *yTest  `yaml:"mission"` // Aerialist ≥ 2025-09 alias of test
+	Assertion  any     `yaml:"assertion"`
+	Agent      any     `yaml:"agent"`
+}
+
+type yDrone struct {
+	Port        any            `yaml:"port"`
+	Params      map[string]any `yaml:"params"`
+	ParamsFile  *string        `yaml:"params_file"`
+	MissionFile *string        `yaml:"mission_file"`
+}
+
+type ySim struct {
+	Simulator    *string     `yaml:"simulator"`
+	Speed        *float64    `yaml:"speed"`
+	Headless     *bool       `yaml:"headless"`
+	Obstacles    []yObstacle `yaml:"obstacles"`
+	HomePosition any         `yaml:"home_position"`
+	World        any         `yaml:"world"`
+	Wind         any         `yaml:"wind"`
+	Timeout      any         `yaml:"timeout"`
+}
+
+type yObstacle struct {
+	Size     *ySize  `yaml:"size"`
+	Position *yPos   `yaml:"position"`
+	Shape    *string `yaml:"shape"`
+}
+
+type ySize struct {
+	L *float64 `yaml:"l"`
+	W *float64 `yaml:"w"`
+	H *float64 `yaml:"h"`
+	R *float64 `yaml:"r"` // cylinder radius (newer Aerialist); unused for boxes
+}
+
+type yPos struct {
+	X *float64 `yaml:"x"`
+	Y *float64 `yaml:"y"`
+	Z *float64 `yaml:"z"`
+	R *float64 `yaml:"r"`
+}
+
+type yTest struct {
+	CommandsFile *string    `yaml:"commands_file"`
+	Commands     []yCommand `yaml:"commands"`
+	Speed        any        `yaml:"speed"`
+	Waypoints    any        `yaml:"waypoints"`
+}
+
+type yCommand struct {
+	Timestamp *float64 `yaml:"timestamp"`
+	Mode      *float64 `yaml:"mode"`
+	X         *float64 `yaml:"x"`
+	Y         *float64 `yaml:"y"`
+	Z         *float64 `yaml:"z"`
+	R         *float64 `yaml:"r"`
+}
+
+// ParseCaseStudy decodes an Aerialist test-description YAML
+// (competition.md §1). name is the file name, used in errors and, without
+// directory and extension, as the case study's Name. resolve returns the
+// contents of a file the YAML refers to (drone.mission_file,
+// drone.params_file, test.commands_file), given the path as written.
+//
+// Keys: drone (or its newer alias robot) with port, params, params_file and
+// mission_file (required); simulation with simulator, speed, headless and
+// obstacles; test (or its newer alias mission) with commands_file and
+// commands. Giving both keys of an alias pair is an error. These are
+// accepted and ignored: assertion and agent (a reference log and where to
+// run, which do not change the test); simulation.home_position and world
+// (unused by the competition's ros simulator); simulation.wind and timeout
+// (newer Aerialist; the 2024/2025 parser rejects them); test.speed
+// (Aerialist overwrites it with simulation.speed) and test.waypoints. Any
+// other key, at any level, is an error naming the key and its line.
+//
+// An obstacle is {size: {l, w, h}, position: {x, y, z, r}} with all seven
+// numbers required and finite; newer Aerialist's size.r (a cylinder radius)
+// and shape: box are accepted. Validity against the competition's rules is
+// Rules.Check's business, not the parser's.
+//
+// Errors are *ParseError values.
+func ParseCaseStudy(name string, data []byte, resolve func(path string) ([]byte, error)) (cs *CaseStudy, err error) {
+	defer func() {
+		// goccy/go-yaml is outside code fed outside input: a panic in it
+		// becomes an error rather than a crash.
+		if r := recover(); r != nil {
+			cs, err = nil, &ParseError{File: name, Err: fmt.Errorf("YAML parser failed: %v", r)}
+		}
+	}()
+	perr := func(field, format string, args ...any) error {
+		return &ParseError{File: name, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, yamlError(name, nil, err)
+	}
+	if len(f.Docs) > 1 {
+		return nil, perr("", "%d YAML documents, want one", len(f.Docs))
+	}
+	ix := newYAMLIndex(f)
+	perr = func(field, format string, args ...any) error {
+		return &ParseError{File: name, Line: ix.lineOf(field), Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	var doc yDoc
+	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.Strict()); err != nil {
+		return nil, yamlError(name, ix, err)
+	}
+	for _, pair := range [][2]string{{"drone", "robot"}, {"test", "mission"}} {
+		if ix.has(pair[0]) && ix.has(pair[1]) {
+			return nil, perr(pair[1], "both %s and %s are given; %s is the newer name of %s, use one", pair[0], pair[1], pair[1], pair[0])
+		}
+	}
+	// num checks a number at path p: present, written as a number, finite.
+	num := func(p string, v *float64) (float64, error) {
+		if v == nil {
+			return 0, perr(p, "missing")
+		}
+		if ix.isText(p) {
+			return 0, perr(p, "want a number, got text")
+		}
+		if !finite(*v) {
+			return 0, perr(p, "%v is not a finite number", *v)
+		}
+		return *v, nil
+	}
+	// load reads a referenced file and parses it with the file's own name.
+	load := func(p, ref string) ([]byte, error) {
+		if resolve == nil {
+			return nil, perr(p, "cannot read %s: no file resolver", ref)
+		}
+		b, err := resolve(ref)
+		if err != nil {
+			return nil, &ParseError{File: name, Line: ix.lineOf(p), Field: p, Err: err}
+		}
+		return b, nil
+	}
+	wrap := func(p string, err error) error {
+		return &ParseError{File: name, Line: ix.lineOf(p), Field: p, Err: err}
+	}
+
+	cs = &CaseStudy{Name: baseName(name), Source: name, Speed: 1, Headless: true}
+
+	// drone / robot
+	dk, drone := "drone", doc.Drone
+	if ix.has("robot") {
+		dk, drone = "robot", doc.Robot
+	}
+	if drone == nil {
+		drone = &yDrone{}
+	}
+	switch p := drone.Port.(type) {
+	case nil:
+	case string:
+		cs.Port = p
+	case uint64:
+		cs.Port = strconv.FormatUint(p, 10)
+	case int64:
+		cs.Port = strconv.FormatInt(p, 10)
+	default:
+		return nil, perr(dk+".port", "want a port number or name, got %s", describe(p))
+	}
+	if cs.Port != "" {
+		if err := checkPort(cs.Port); err != nil {
+			return nil, perr(dk+".port", "%v", err)
+		}
+	}
+	if drone.MissionFile == nil || *drone.MissionFile == "" {
+		return nil, perr(dk+".mission_file", "missing: a case study needs a mission (a QGroundControl .plan file)")
+	}
+	mf := dk + ".mission_file"
+	pb, err := load(mf, *drone.MissionFile)
+	if err != nil {
+		return nil, err
+	}
+	if cs.Mission, err = ParsePlan(*drone.MissionFile, pb); err != nil {
+		return nil, wrap(mf, err)
+	}
+	switch {
+	case drone.Params != nil:
+		for _, k := range sortedKeys(drone.Params) {
+			p := dk + ".params." + k
+			var v float64
+			isInt := false
+			switch x := drone.Params[k].(type) {
+			case uint64:
+				if x > math.MaxInt32 {
+					return nil, perr(p, "integer %d outside the int32 range of PX4 parameters", x)
+				}
+				v, isInt = float64(x), true
+			case int64:
+				if x < math.MinInt32 || x > math.MaxInt32 {
+					return nil, perr(p, "integer %d outside the int32 range of PX4 parameters", x)
+				}
+				v, isInt = float64(x), true
+			case float64:
+				v = x
+			default:
+				return nil, perr(p, "want a number, got %s", describe(x))
+			}
+			if err := checkParam(k, v, isInt); err != nil {
+				return nil, perr(p, "%v", err)
+			}
+			if cs.Params == nil {
+				cs.Params = map[string]float64{}
+			}
+			cs.Params[k] = v
+			if isInt {
+				if cs.IntParams == nil {
+					cs.IntParams = map[string]bool{}
+				}
+				cs.IntParams[k] = true
+			}
+		}
+	case drone.ParamsFile != nil && *drone.ParamsFile != "":
+		p := dk + ".params_file"
+		b, err := load(p, *drone.ParamsFile)
+		if err != nil {
+			return nil, err
+		}
+		if cs.Params, cs.IntParams, err = parseParamsCSV(*drone.ParamsFile, b); err != nil {
+			return nil, wrap(p, err)
+		}
+	}
+
+	// simulation
+	if sim := doc.Simulation; sim != nil {
+		if sim.Simulator != nil {
+			cs.Simulator = *sim.Simulator
+			if !simulators[cs.Simulator] {
+				return nil, perr("simulation.simulator", "%q: want gazebo, jmavsim or ros", cs.Simulator)
+			}
+		}
+		if sim.Speed != nil {
+			v, err := num("simulation.speed", sim.Speed)
+			if err != nil {
+				return nil, err
+			}
+			if v <= 0 {
+				return nil, perr("simulation.speed", "%v, want a speed factor above 0", v)
+			}
+			cs.Speed = v
+		}
+		if sim.Headless != nil {
+			cs.Headless = *sim.Headless
+		}
+		for i, o := range sim.Obstacles {
+			p := fmt.Sprintf("simulation.obstacles[%d]", i)
+			if o.Shape != nil && *o.Shape != "box" {
+				return nil, perr(p+".shape", "%q is not supported, want box", *o.Shape)
+			}
+			if o.Size == nil {
+				o.Size = &ySize{}
+			}
+			if o.Position == nil {
+				o.Position = &yPos{}
+			}
+			var b world.Box
+			for _, fv := range []struct {
+				field string
+				v     *float64
+				dst   *float64
+			}{
+				{"size.l", o.Size.L, &b.L}, {"size.w", o.Size.W, &b.W}, {"size.h", o.Size.H, &b.H},
+				{"position.x", o.Position.X, &b.X}, {"position.y", o.Position.Y, &b.Y},
+				{"position.z", o.Position.Z, &b.Z}, {"position.r", o.Position.R, &b.R},
+			} {
+				v, err := num(p+"."+fv.field, fv.v)
+				if err != nil {
+					return nil, err
+				}
+				*fv.dst = v + 0 // no negative zeros
+			}
+			if o.Size.R != nil {
+				if _, err := num(p+".size.r", o.Size.R); err != nil {
+					return nil, err
+				}
+			}
+			cs.Obstacles = append(cs.Obstacles, b)
+		}
+	}
+
+	// test / mission
+	tk, test := "test", doc.Test
+	if ix.has("mission") {
+		tk, test = "mission", doc.Mission
+	}
+	if test != nil {
+		switch {
+		case test.Commands != nil:
+			for i, c := range test.Commands {
+				p := fmt.Sprintf("%s.commands[%d]", tk, i)
+				// Aerialist's Command defaults for absent fields.
+				v := [6]float64{0, 100, 0, 0, 0.5, 0}
+				for k, fp := range []*float64{c.Timestamp, c.Mode, c.X, c.Y, c.Z, c.R} {
+					if fp == nil {
+						continue
+					}
+					x, err := num(p+"."+commandColumns[k], fp)
+					if err != nil {
+						return nil, err
+					}
+					if k < 2 && (x != math.Trunc(x) || math.Abs(x) > maxExactInt) {
+						return nil, perr(p+"."+commandColumns[k], "%v is not an integer", x)
+					}
+					v[k] = x + 0
+				}
+				cmd := Command{TimestampUS: int64(v[0]), Mode: int(v[1]), X: v[2], Y: v[3], Z: v[4], R: v[5]}
+				if field, err := checkCommand(cmd); err != nil {
+					return nil, perr(p+"."+field, "%v", err)
+				}
+				cs.Commands = append(cs.Commands, cmd)
+			}
+			if len(cs.Commands) == 0 {
+				return nil, perr(tk+".commands", "empty list (Aerialist fails on it); leave the key out")
+			}
+		case test.CommandsFile != nil && *test.CommandsFile != "":
+			p := tk + ".commands_file"
+			b, err := load(p, *test.CommandsFile)
+			if err != nil {
+				return nil, err
+			}
+			if cs.Commands, err = parseCommandsCSV(*test.CommandsFile, b); err != nil {
+				return nil, wrap(p, err)
+			}
+		}
+	}
+	return cs, nil
+}
+
+// yamlError turns an error of goccy/go-yaml into a *ParseError with the line
+// and, through ix, the key it is about.
+func yamlError(name string, ix *yamlIndex, err error) error {
+	pe := &ParseError{File: name, Err: err}
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return pe
+	}
+	tk := ye.GetToken()
+	if tk != nil && tk.Position != nil {
+		pe.Line = tk.Position.Line
+	}
+	if ix != nil {
+		pe.Field = ix.at(tk)
+	}
+	msg := ye.GetMessage()
+	var ue *yaml.UnknownFieldError
+	var te *yaml.TypeError
+	var ne *yaml.UnexpectedNodeTypeError
+	switch {
+	case errors.As(err, &ue):
+		msg = "unknown key"
+		if tk != nil {
+			msg = fmt.Sprintf("unknown key %q", tk.Value)
+		}
+	case errors.As(err, &te):
+		msg = "wrong type: want " + typeName(te.DstType)
+	case errors.As(err, &ne):
+		msg = fmt.Sprintf("want a %s, got a %s", ne.Expected.YAMLName(), ne.Actual.YAMLName())
+	}
+	pe.Err = &msgError{msg, err}
+	return pe
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "text"
+	case bool:
+		return "true/false"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	case float64:
+		return "the fraction " + strconv.FormatFloat(v.(float64), 'g', -1, 64)
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
