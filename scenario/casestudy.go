@@ -165,126 +165,123 @@ type yCommand struct {
 // Rules.Check's business, not the parser's.
 //
 // Errors are *ParseError values.
-func ParseCaseStudy(name string, data []byte, resolve func(path string) ([]byte, error)) (cs *CaseStudy, err error) {
-	defer func() {
-		// goccy/go-yaml is outside code fed outside input: a panic in it
-		// becomes an error rather than a crash.
-		if r := recover(); r != nil {
-			cs, err = nil, &ParseError{File: name, Err: fmt.Errorf("YAML parser failed: %v", r)}
-		}
-	}()
-	perr := func(field, format string, args ...any) error {
-		return &ParseError{File: name, Field: field, Err: fmt.Errorf(format, args...)}
-	}
-	f, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return nil, yamlError(name, nil, err)
-	}
-	if len(f.Docs) > 1 {
-		return nil, perr("", "%d YAML documents, want one", len(f.Docs))
-	}
-	ix := newYAMLIndex(f)
-	perr = func(field, format string, args ...any) error {
-		return &ParseError{File: name, Line: ix.lineOf(field), Field: field, Err: fmt.Errorf(format, args...)}
-	}
-	var doc yDoc
-	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.Strict()); err != nil {
-		return nil, yamlError(name, ix, err)
-	}
-	for _, pair := range [][2]string{{"drone", "robot"}, {"test", "mission"}} {
-		if ix.has(pair[0]) && ix.has(pair[1]) {
-			return nil, perr(pair[1], "both %s and %s are given; %s is the newer name of %s, use one", pair[0], pair[1], pair[1], pair[0])
-		}
-	}
-	// num checks a number at path p: present, written as a number, finite.
-	num := func(p string, v *float64) (float64, error) {
-		if v == nil {
-			return 0, perr(p, "missing")
-		}
-		if ix.isText(p) {
-			return 0, perr(p, "want a number, got text")
-		}
-		if !finite(*v) {
-			return 0, perr(p, "%v is not a finite number", *v)
-		}
-		return *v, nil
-	}
-	// load reads a referenced file and parses it with the file's own name.
-	load := func(p, ref string) ([]byte, error) {
-		if resolve == nil {
-			return nil, perr(p, "cannot read %s: no file resolver", ref)
-		}
-		b, err := resolve(ref)
-		if err != nil {
-			return nil, &ParseError{File: name, Line: ix.lineOf(p), Field: p, Err: err}
-		}
-		return b, nil
-	}
-	wrap := func(p string, err error) error {
-		return &ParseError{File: name, Line: ix.lineOf(p), Field: p, Err: err}
-	}
-
-	cs = &CaseStudy{Name: baseName(name), Source: name, Speed: 1, Headless: true}
-
-	// drone / robot
-	dk, drone := "drone", doc.Drone
-	if ix.has("robot") {
-		dk, drone = "robot", doc.Robot
-	}
-	if drone == nil {
-		drone = &yDrone{}
-	}
-	switch p := drone.Port.(type) {
-	case nil:
-	case string:
-		cs.Port = p
-	case uint64:
-		cs.Port = strconv.FormatUint(p, 10)
-	case int64:
-		cs.Port = strconv.FormatInt(p, 10)
-	default:
-		return nil, perr(dk+".port", "want a port number or name, got %s", describe(p))
-	}
-	if cs.Port != "" {
-		if err := checkPort(cs.Port); err != nil {
-			return nil, perr(dk+".port", "%v", err)
-		}
-	}
-	if drone.MissionFile == nil || *drone.MissionFile == "" {
-		return nil, perr(dk+".mission_file", "missing: a case study needs a mission (a QGroundControl .plan file)")
-	}
-	mf := dk + ".mission_file"
-	pb, err := load(mf, *drone.MissionFile)
+func ParseCaseStudy(name string, data []byte, resolve func(path string) ([]byte, error)) (*CaseStudy, error) {
+	ix, doc, err := decodeYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
-	if cs.Mission, err = ParsePlan(*drone.MissionFile, pb); err != nil {
-		return nil, wrap(mf, err)
+	p := &csParser{name: name, ix: ix, resolve: resolve}
+	for _, pair := range [][2]string{{"drone", "robot"}, {"test", "mission"}} {
+		if ix.has(pair[0]) && ix.has(pair[1]) {
+			return nil, p.errorf(pair[1], "both %s and %s are given; %s is the newer name of %s, use one", pair[0], pair[1], pair[1], pair[0])
+		}
 	}
+	cs := &CaseStudy{Name: baseName(name), Source: name, Speed: 1, Headless: true}
+	drone, dk := doc.Drone, "drone"
+	if ix.has("robot") {
+		drone, dk = doc.Robot, "robot"
+	}
+	if err := p.drone(cs, dk, drone); err != nil {
+		return nil, err
+	}
+	if err := p.simulation(cs, doc.Simulation); err != nil {
+		return nil, err
+	}
+	test, tk := doc.Test, "test"
+	if ix.has("mission") {
+		test, tk = doc.Mission, "mission"
+	}
+	if err := p.test(cs, tk, test); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// csParser turns a decoded yDoc into a CaseStudy, one section at a time.
+type csParser struct {
+	name    string
+	ix      *yamlIndex
+	resolve func(path string) ([]byte, error)
+}
+
+// errorf returns a *ParseError about the key at path p.
+func (p *csParser) errorf(path, format string, args ...any) error {
+	return p.wrap(path, fmt.Errorf(format, args...))
+}
+
+func (p *csParser) wrap(path string, err error) error {
+	return &ParseError{File: p.name, Line: p.ix.lineOf(path), Field: path, Err: err}
+}
+
+// num checks the number at path: present, written as a number, finite.
+func (p *csParser) num(path string, v *float64) (float64, error) {
 	switch {
-	case drone.Params != nil:
-		for _, k := range sortedKeys(drone.Params) {
-			p := dk + ".params." + k
-			var v float64
-			isInt := false
-			switch x := drone.Params[k].(type) {
-			case uint64:
-				if x > math.MaxInt32 {
-					return nil, perr(p, "integer %d outside the int32 range of PX4 parameters", x)
-				}
-				v, isInt = float64(x), true
-			case int64:
-				if x < math.MinInt32 || x > math.MaxInt32 {
-					return nil, perr(p, "integer %d outside the int32 range of PX4 parameters", x)
-				}
-				v, isInt = float64(x), true
-			case float64:
-				v = x
-			default:
-				return nil, perr(p, "want a number, got %s", describe(x))
+	case v == nil:
+		return 0, p.errorf(path, "missing")
+	case p.ix.isText(path):
+		return 0, p.errorf(path, "want a number, got text")
+	case !finite(*v):
+		return 0, p.errorf(path, "%v is not a finite number", *v)
+	}
+	return *v + 0, nil // no negative zeros
+}
+
+// load returns the contents of the file ref named at path.
+func (p *csParser) load(path, ref string) ([]byte, error) {
+	if p.resolve == nil {
+		return nil, p.errorf(path, "cannot read %s: no file resolver", ref)
+	}
+	b, err := p.resolve(ref)
+	if err != nil {
+		return nil, p.wrap(path, err)
+	}
+	return b, nil
+}
+
+// drone reads the drone (or robot, named dk) section.
+func (p *csParser) drone(cs *CaseStudy, dk string, d *yDrone) error {
+	if d == nil {
+		d = &yDrone{}
+	}
+	switch v := d.Port.(type) {
+	case nil:
+	case string:
+		cs.Port = v
+	case uint64:
+		cs.Port = strconv.FormatUint(v, 10)
+	case int64:
+		cs.Port = strconv.FormatInt(v, 10)
+	default:
+		return p.errorf(dk+".port", "want a port number or name, got %s", describe(v))
+	}
+	if cs.Port != "" {
+		if err := checkPort(cs.Port); err != nil {
+			return p.wrap(dk+".port", err)
+		}
+	}
+
+	mf := dk + ".mission_file"
+	if d.MissionFile == nil || *d.MissionFile == "" {
+		return p.errorf(mf, "missing: a case study needs a mission (a QGroundControl .plan file)")
+	}
+	b, err := p.load(mf, *d.MissionFile)
+	if err != nil {
+		return err
+	}
+	if cs.Mission, err = ParsePlan(*d.MissionFile, b); err != nil {
+		return p.wrap(mf, err)
+	}
+
+	switch {
+	case d.Params != nil: // Aerialist reads params_file only without params
+		for _, k := range sortedKeys(d.Params) {
+			path := dk + ".params." + k
+			v, isInt, err := paramValue(d.Params[k])
+			if err == nil {
+				err = checkParam(k, v, isInt)
 			}
-			if err := checkParam(k, v, isInt); err != nil {
-				return nil, perr(p, "%v", err)
+			if err != nil {
+				return p.wrap(path, err)
 			}
 			if cs.Params == nil {
 				cs.Params = map[string]float64{}
@@ -297,120 +294,184 @@ func ParseCaseStudy(name string, data []byte, resolve func(path string) ([]byte,
 				cs.IntParams[k] = true
 			}
 		}
-	case drone.ParamsFile != nil && *drone.ParamsFile != "":
-		p := dk + ".params_file"
-		b, err := load(p, *drone.ParamsFile)
+	case d.ParamsFile != nil && *d.ParamsFile != "":
+		path := dk + ".params_file"
+		b, err := p.load(path, *d.ParamsFile)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if cs.Params, cs.IntParams, err = parseParamsCSV(*drone.ParamsFile, b); err != nil {
-			return nil, wrap(p, err)
+		if cs.Params, cs.IntParams, err = parseParamsCSV(*d.ParamsFile, b); err != nil {
+			return p.wrap(path, err)
 		}
 	}
+	return nil
+}
 
-	// simulation
-	if sim := doc.Simulation; sim != nil {
-		if sim.Simulator != nil {
-			cs.Simulator = *sim.Simulator
-			if !simulators[cs.Simulator] {
-				return nil, perr("simulation.simulator", "%q: want gazebo, jmavsim or ros", cs.Simulator)
-			}
+// paramValue reads a YAML parameter value: an integer (an int parameter)
+// or a float.
+func paramValue(x any) (v float64, isInt bool, err error) {
+	switch x := x.(type) {
+	case uint64:
+		if x > math.MaxInt32 {
+			return 0, false, fmt.Errorf("integer %d outside the int32 range of PX4 parameters", x)
 		}
-		if sim.Speed != nil {
-			v, err := num("simulation.speed", sim.Speed)
-			if err != nil {
-				return nil, err
-			}
-			if v <= 0 {
-				return nil, perr("simulation.speed", "%v, want a speed factor above 0", v)
-			}
-			cs.Speed = v
+		return float64(x), true, nil
+	case int64:
+		if x < math.MinInt32 || x > math.MaxInt32 {
+			return 0, false, fmt.Errorf("integer %d outside the int32 range of PX4 parameters", x)
 		}
-		if sim.Headless != nil {
-			cs.Headless = *sim.Headless
-		}
-		for i, o := range sim.Obstacles {
-			p := fmt.Sprintf("simulation.obstacles[%d]", i)
-			if o.Shape != nil && *o.Shape != "box" {
-				return nil, perr(p+".shape", "%q is not supported, want box", *o.Shape)
-			}
-			if o.Size == nil {
-				o.Size = &ySize{}
-			}
-			if o.Position == nil {
-				o.Position = &yPos{}
-			}
-			var b world.Box
-			for _, fv := range []struct {
-				field string
-				v     *float64
-				dst   *float64
-			}{
-				{"size.l", o.Size.L, &b.L}, {"size.w", o.Size.W, &b.W}, {"size.h", o.Size.H, &b.H},
-				{"position.x", o.Position.X, &b.X}, {"position.y", o.Position.Y, &b.Y},
-				{"position.z", o.Position.Z, &b.Z}, {"position.r", o.Position.R, &b.R},
-			} {
-				v, err := num(p+"."+fv.field, fv.v)
-				if err != nil {
-					return nil, err
-				}
-				*fv.dst = v + 0 // no negative zeros
-			}
-			if o.Size.R != nil {
-				if _, err := num(p+".size.r", o.Size.R); err != nil {
-					return nil, err
-				}
-			}
-			cs.Obstacles = append(cs.Obstacles, b)
-		}
+		return float64(x), true, nil
+	case float64:
+		return x, false, nil
 	}
+	return 0, false, fmt.Errorf("want a number, got %s", describe(x))
+}
 
-	// test / mission
-	tk, test := "test", doc.Test
-	if ix.has("mission") {
-		tk, test = "mission", doc.Mission
+// simulation reads the simulation section.
+func (p *csParser) simulation(cs *CaseStudy, sim *ySim) error {
+	if sim == nil {
+		return nil
 	}
-	if test != nil {
-		switch {
-		case test.Commands != nil:
-			for i, c := range test.Commands {
-				p := fmt.Sprintf("%s.commands[%d]", tk, i)
-				// Aerialist's Command defaults for absent fields.
-				v := [6]float64{0, 100, 0, 0, 0.5, 0}
-				for k, fp := range []*float64{c.Timestamp, c.Mode, c.X, c.Y, c.Z, c.R} {
-					if fp == nil {
-						continue
-					}
-					x, err := num(p+"."+commandColumns[k], fp)
-					if err != nil {
-						return nil, err
-					}
-					if k < 2 && (x != math.Trunc(x) || math.Abs(x) > maxExactInt) {
-						return nil, perr(p+"."+commandColumns[k], "%v is not an integer", x)
-					}
-					v[k] = x + 0
-				}
-				cmd := Command{TimestampUS: int64(v[0]), Mode: int(v[1]), X: v[2], Y: v[3], Z: v[4], R: v[5]}
-				if field, err := checkCommand(cmd); err != nil {
-					return nil, perr(p+"."+field, "%v", err)
-				}
-				cs.Commands = append(cs.Commands, cmd)
-			}
-			if len(cs.Commands) == 0 {
-				return nil, perr(tk+".commands", "empty list (Aerialist fails on it); leave the key out")
-			}
-		case test.CommandsFile != nil && *test.CommandsFile != "":
-			p := tk + ".commands_file"
-			b, err := load(p, *test.CommandsFile)
-			if err != nil {
-				return nil, err
-			}
-			if cs.Commands, err = parseCommandsCSV(*test.CommandsFile, b); err != nil {
-				return nil, wrap(p, err)
-			}
+	if sim.Simulator != nil {
+		cs.Simulator = *sim.Simulator
+		if !simulators[cs.Simulator] {
+			return p.errorf("simulation.simulator", "%q: want gazebo, jmavsim or ros", cs.Simulator)
 		}
 	}
-	return cs, nil
+	if sim.Speed != nil {
+		v, err := p.num("simulation.speed", sim.Speed)
+		if err != nil {
+			return err
+		}
+		if v <= 0 {
+			return p.errorf("simulation.speed", "%v, want a speed factor above 0", v)
+		}
+		cs.Speed = v
+	}
+	if sim.Headless != nil {
+		cs.Headless = *sim.Headless
+	}
+	for i, o := range sim.Obstacles {
+		b, err := p.obstacle(fmt.Sprintf("simulation.obstacles[%d]", i), o)
+		if err != nil {
+			return err
+		}
+		cs.Obstacles = append(cs.Obstacles, b)
+	}
+	return nil
+}
+
+// obstacle reads the obstacle at path; all seven fields are required.
+func (p *csParser) obstacle(path string, o yObstacle) (world.Box, error) {
+	if o.Shape != nil && *o.Shape != "box" {
+		return world.Box{}, p.errorf(path+".shape", "%q is not supported, want box", *o.Shape)
+	}
+	if o.Size == nil {
+		o.Size = &ySize{}
+	}
+	if o.Position == nil {
+		o.Position = &yPos{}
+	}
+	var b world.Box
+	for _, f := range [...]struct {
+		field string
+		v     *float64
+		dst   *float64
+	}{
+		{"size.l", o.Size.L, &b.L}, {"size.w", o.Size.W, &b.W}, {"size.h", o.Size.H, &b.H},
+		{"position.x", o.Position.X, &b.X}, {"position.y", o.Position.Y, &b.Y},
+		{"position.z", o.Position.Z, &b.Z}, {"position.r", o.Position.R, &b.R},
+	} {
+		v, err := p.num(path+"."+f.field, f.v)
+		if err != nil {
+			return world.Box{}, err
+		}
+		*f.dst = v
+	}
+	if o.Size.R != nil {
+		if _, err := p.num(path+".size.r", o.Size.R); err != nil {
+			return world.Box{}, err
+		}
+	}
+	return b, nil
+}
+
+// test reads the test (or mission, named tk) section.
+func (p *csParser) test(cs *CaseStudy, tk string, t *yTest) error {
+	switch {
+	case t == nil:
+	case t.Commands != nil: // Aerialist reads commands_file only without commands
+		for i, c := range t.Commands {
+			cmd, err := p.command(fmt.Sprintf("%s.commands[%d]", tk, i), c)
+			if err != nil {
+				return err
+			}
+			cs.Commands = append(cs.Commands, cmd)
+		}
+		if len(cs.Commands) == 0 {
+			return p.errorf(tk+".commands", "empty list (Aerialist fails on it); leave the key out")
+		}
+	case t.CommandsFile != nil && *t.CommandsFile != "":
+		path := tk + ".commands_file"
+		b, err := p.load(path, *t.CommandsFile)
+		if err != nil {
+			return err
+		}
+		if cs.Commands, err = parseCommandsCSV(*t.CommandsFile, b); err != nil {
+			return p.wrap(path, err)
+		}
+	}
+	return nil
+}
+
+// command reads the inline command at path. Absent fields take the
+// defaults of Aerialist's Command: timestamp 0, mode 100 (Setpoint), x 0,
+// y 0, z 0.5, r 0.
+func (p *csParser) command(path string, c yCommand) (Command, error) {
+	v := [6]float64{0, 100, 0, 0, 0.5, 0}
+	for k, fp := range [...]*float64{c.Timestamp, c.Mode, c.X, c.Y, c.Z, c.R} {
+		if fp == nil {
+			continue
+		}
+		f := path + "." + commandColumns[k]
+		x, err := p.num(f, fp)
+		if err != nil {
+			return Command{}, err
+		}
+		if k < 2 && (x != math.Trunc(x) || math.Abs(x) > maxExactInt) {
+			return Command{}, p.errorf(f, "%v is not an integer", x)
+		}
+		v[k] = x
+	}
+	cmd := Command{TimestampUS: int64(v[0]), Mode: int(v[1]), X: v[2], Y: v[3], Z: v[4], R: v[5]}
+	if field, err := checkCommand(cmd); err != nil {
+		return Command{}, p.wrap(path+"."+field, err)
+	}
+	return cmd, nil
+}
+
+// decodeYAML parses data into the index of its keys and, with yaml.Strict,
+// into yDoc.
+func decodeYAML(name string, data []byte) (ix *yamlIndex, doc yDoc, err error) {
+	defer func() {
+		// goccy/go-yaml is outside code fed outside input: a panic in it
+		// becomes an error rather than a crash.
+		if r := recover(); r != nil {
+			ix, doc, err = nil, yDoc{}, &ParseError{File: name, Err: fmt.Errorf("YAML parser failed: %v", r)}
+		}
+	}()
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, doc, yamlError(name, nil, err)
+	}
+	if len(f.Docs) > 1 {
+		return nil, doc, &ParseError{File: name, Err: fmt.Errorf("%d YAML documents, want one", len(f.Docs))}
+	}
+	ix = newYAMLIndex(f)
+	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.Strict()); err != nil {
+		return nil, doc, yamlError(name, ix, err)
+	}
+	return ix, doc, nil
 }
 
 // yamlError turns an error of goccy/go-yaml into a *ParseError with the line

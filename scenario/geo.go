@@ -42,7 +42,8 @@ func Project(home LatLonAlt, latDeg, lonDeg float64) geom.Vec2 {
 
 // Unproject is the inverse of Project: it returns the latitude and longitude,
 // in degrees, of the point ne (North, East, m) about home
-// (MapProjection::reproject). The longitude is wrapped into [−180, 180].
+// (MapProjection::reproject, with atan2 in place of its asin for precision
+// near the poles). The longitude is wrapped into [−180, 180].
 func Unproject(home LatLonAlt, ne geom.Vec2) (latDeg, lonDeg float64) {
 	lat0, lon0 := rad(home.LatDeg), rad(home.LonDeg)
 	sinLat0, cosLat0 := math.Sincos(lat0)
@@ -52,8 +53,14 @@ func Unproject(home LatLonAlt, ne geom.Vec2) (latDeg, lonDeg float64) {
 		return home.LatDeg, home.LonDeg
 	}
 	sinC, cosC := math.Sincos(c)
-	lat := math.Asin(geom.Clamp(cosC*sinLat0+xr*sinC*cosLat0/c, -1, 1))
-	lon := lon0 + math.Atan2(yr*sinC, c*cosLat0*cosC-xr*sinLat0*sinC)
+	s := sinC / c
+	// The point's sinφ, cosφ·sinΔλ and cosφ·cosΔλ: PX4 takes φ = asin(sinφ),
+	// which loses precision near the poles; atan2 of the three keeps it.
+	sinLat := cosC*sinLat0 + xr*s*cosLat0
+	a := yr * s
+	b := cosC*cosLat0 - xr*s*sinLat0
+	lat := math.Atan2(sinLat, math.Hypot(a, b))
+	lon := lon0 + math.Atan2(a, b)
 	lonDeg = deg(lon)
 	for lonDeg > 180 {
 		lonDeg -= 360
@@ -61,7 +68,7 @@ func Unproject(home LatLonAlt, ne geom.Vec2) (latDeg, lonDeg float64) {
 	for lonDeg < -180 {
 		lonDeg += 360
 	}
-	return deg(lat), lonDeg
+	return geom.Clamp(deg(lat), -90, 90), lonDeg
 }
 
 func rad(d float64) float64 { return d * math.Pi / 180 }

@@ -52,9 +52,10 @@ var commandsRejected = map[int]string{
 // in errors and, without directory and extension, as the mission's Name.
 //
 // Home is the NAV_TAKEOFF item's latitude and longitude, since the take-off
-// spot is the origin of Aerialist's trajectories (competition.md §2.1); a
-// take-off without a position falls back to plannedHomePosition. Home.AltM
-// is plannedHomePosition's altitude (AMSL), 0 when the plan has none.
+// spot is the origin of Aerialist's trajectories (competition.md §2.1), or
+// SITLHome when the take-off lies within SITLSnapM of it; a take-off without
+// a position falls back to plannedHomePosition. Home.AltM is
+// plannedHomePosition's altitude (AMSL), 0 when the plan has none.
 // Positions are projected with Project.
 //
 // Items: NAV_TAKEOFF (22), NAV_WAYPOINT (16, param2 = acceptance radius) and
@@ -210,6 +211,9 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 	} else if !havePlanned {
 		return Mission{}, perr(fmt.Sprintf("mission.items[%d].params[4]", to.index), "the takeoff has no position and the plan no plannedHomePosition")
 	}
+	if d := Project(SITLHome, home.LatDeg, home.LonDeg); d.Norm() <= SITLSnapM {
+		home.LatDeg, home.LonDeg = SITLHome.LatDeg, SITLHome.LonDeg
+	}
 
 	m := Mission{Name: baseName(name), Home: home, Items: make([]Item, 0, len(items))}
 	for k, p := range items {
@@ -228,6 +232,18 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 	}
 	return m, nil
 }
+
+// SITLHome is where PX4 SITL spawns the vehicle unless told otherwise
+// (SIH_LOC_LAT0/LON0, PX4_HOME_LAT/LON). Aerialist's trajectory frame has its
+// origin at the first logged position, which is this spawn point
+// (competition.md §2.1), not the plan's take-off coordinates.
+var SITLHome = LatLonAlt{LatDeg: 47.397742, LonDeg: 8.545594, AltM: 488}
+
+// SITLSnapM is how close a plan's take-off must lie to SITLHome for the plan
+// to be projected about SITLHome: the competition's plans take off about
+// 2 cm from it, and projecting about the spawn point reproduces the local
+// coordinates Aerialist logs (mission2's waypoint at (−6.84, 53.97)).
+const SITLSnapM = 1.0
 
 // EncodePlan writes m as a QGroundControl plan that ParsePlan, QGroundControl
 // and MAVSDK read: the take-off at Home, the waypoints and the landing

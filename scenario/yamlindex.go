@@ -35,10 +35,12 @@ func (ix *yamlIndex) walk(n ast.Node, depth int) {
 	if n == nil || depth > maxYAMLDepth {
 		return
 	}
+	if d, ok := n.(*ast.DocumentNode); ok { // its GetToken fails on an empty document
+		ix.walk(d.Body, depth+1)
+		return
+	}
 	ix.mark(n)
 	switch n := n.(type) {
-	case *ast.DocumentNode:
-		ix.walk(n.Body, depth+1)
 	case *ast.MappingNode:
 		for _, v := range n.Values {
 			ix.walk(v, depth+1)

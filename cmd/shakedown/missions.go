@@ -48,7 +48,7 @@ take-off point) and the length of the planned path.`,
 				}
 				mi.LengthM = geom.PolylineLength(xy)
 				for _, it := range cs.Mission.Items {
-					mi.Items = append(mi.Items, itemInfo{Kind: it.Kind.String(), X: it.Pos.X, Y: it.Pos.Y, Z: -it.Pos.Z})
+					mi.Items = append(mi.Items, itemInfo{Kind: it.Kind.String(), X: it.Pos.X, Y: it.Pos.Y, Z: 0 - it.Pos.Z})
 				}
 				all = append(all, mi)
 			}
