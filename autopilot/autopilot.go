@@ -17,6 +17,7 @@ var (
 	ErrNoSetpoint   = errors.New("autopilot: no recent offboard setpoint")
 	ErrEmptyMission = errors.New("autopilot: empty mission")
 	ErrBadTarget    = errors.New("autopilot: target is not a finite position above the ground")
+	ErrOnGround     = errors.New("autopilot: on the ground (take off first)")
 )
 
 // Mode is the flight mode.
@@ -103,6 +104,7 @@ type Autopilot struct {
 
 	r        ref
 	target   geom.Vec3
+	legStart geom.Vec3 // the target reached before the current one
 	speed    float64
 	yawSp    float64
 	haveYaw  bool
@@ -232,15 +234,18 @@ func (a *Autopilot) Hold() error {
 		return nil
 	}
 	a.mode = ModeHold
-	a.target = a.r.pos
+	a.target = a.r.stopPoint(a.lim(0))
 	a.emit("hold")
 	return nil
 }
 
 // Goto flies to p (NED) at speedMS (MPC_XY_CRUISE when 0) and holds there.
 func (a *Autopilot) Goto(p geom.Vec3, speedMS float64) error {
-	if !a.armed || a.landed {
+	if !a.armed {
 		return ErrNotArmed
+	}
+	if a.landed {
+		return ErrOnGround
 	}
 	if !finiteTarget(p) {
 		return ErrBadTarget
@@ -249,6 +254,7 @@ func (a *Autopilot) Goto(p geom.Vec3, speedMS float64) error {
 		return fmt.Errorf("autopilot: speed %v m/s must be a finite number ≥ 0", speedMS)
 	}
 	a.mode, a.target, a.speed = ModeGoto, p, speedMS
+	a.legStart = a.r.stopPoint(a.lim(speedMS))
 	a.aligning = false
 	return nil
 }
@@ -328,7 +334,7 @@ func (a *Autopilot) Return() error {
 		return ErrNotArmed
 	}
 	if a.landed {
-		return ErrNotArmed
+		return ErrOnGround
 	}
 	a.mode, a.rtlPhase = ModeReturn, 0
 	a.emit("return to home")
@@ -480,8 +486,9 @@ func (a *Autopilot) flyTo(target geom.Vec3, speed, dt, lag float64) control.Setp
 		aligned := a.turnToward(math.Atan2(d.Y, d.X), dt)
 		if a.aligning {
 			if !aligned {
-				// Hold the reference still while turning (PX4's align item).
-				a.r.step(a.r.pos, a.lim(speed), dt, lag, a.cfg.XYErrMaxM)
+				// Come to rest at the start of the leg and wait there while
+				// turning (PX4's align item).
+				a.r.step(a.legStart, a.lim(speed), dt, lag, a.cfg.XYErrMaxM)
 				return a.refSetpoint()
 			}
 			a.aligning = false
@@ -523,6 +530,7 @@ func (a *Autopilot) mission(dt, lag float64) control.Setpoint {
 }
 
 func (a *Autopilot) advance() {
+	a.legStart = a.target
 	a.item++
 	a.mode = ModeMission
 	if a.item >= len(a.items) {
@@ -546,8 +554,12 @@ func (a *Autopilot) descend(dt float64) control.Setpoint {
 		f := (alt - a.cfg.LandAlt2M) / (a.cfg.LandAlt1M - a.cfg.LandAlt2M)
 		v = a.cfg.LandMS + f*(a.cfg.ZVelDnMS-a.cfg.LandMS)
 	}
+	vz0 := a.r.vel.Z
 	a.r.step(geom.Vec3{X: a.target.X, Y: a.target.Y, Z: a.r.pos.Z}, a.lim(0), dt, 0, 0)
-	a.r.vel.Z, a.r.pos.Z = v, a.est.Pos.Z
+	// Ramp the sink rate at the vertical acceleration limits.
+	vz := vz0 + geom.Clamp(v-vz0, -a.cfg.AccUpMS2*dt, a.cfg.AccDnMS2*dt)
+	a.r.vel.Z, a.r.pos.Z = vz, a.est.Pos.Z
+	v = vz
 	return control.Setpoint{Pos: geom.Vec3{X: a.r.pos.X, Y: a.r.pos.Y, Z: math.NaN()}, Vel: geom.Vec3{X: a.r.vel.X, Y: a.r.vel.Y, Z: v}, Yaw: a.yaw()}
 }
 

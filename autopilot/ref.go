@@ -17,15 +17,41 @@ type limits struct {
 	aXY, aUp, aDn float64 // m/s²
 }
 
+// brakeShare is the part of the acceleration limit the braking profile
+// plans with; the rest is margin so that the step-limited velocity can
+// follow the profile exactly and arrive at rest.
+const brakeShare = 0.9
+
 // axisSpeed is the largest speed that can still stop within dist at
 // deceleration a, capped at vmax.
 func axisSpeed(dist, vmax, a float64) float64 {
-	return math.Min(vmax, math.Sqrt(2*a*dist))
+	return math.Min(vmax, math.Sqrt(2*brakeShare*a*dist))
+}
+
+// stopPoint is where the reference comes to rest if it brakes now at the
+// horizontal limit aXY and the vertical limits; Hold and heading alignment
+// aim here instead of stopping dead.
+func (r *ref) stopPoint(lim limits) geom.Vec3 {
+	p := r.pos
+	if v := r.vel.XY().Norm(); v > 0 {
+		d := v * v / (2 * brakeShare * lim.aXY)
+		p.X += r.vel.X / v * d
+		p.Y += r.vel.Y / v * d
+	}
+	if vz := r.vel.Z; vz != 0 {
+		a := lim.aDn // a descent brakes within MPC_ACC_DOWN_MAX
+		if vz < 0 {
+			a = lim.aUp
+		}
+		p.Z += math.Copysign(vz*vz/(2*brakeShare*a), vz)
+	}
+	return p
 }
 
 // step moves the reference toward target for dt seconds. lag is the distance
 // of the vehicle behind the reference; the reference slows as lag nears
-// errMax and stops beyond it (MPC_XY_ERR_MAX).
+// errMax and stops beyond it (MPC_XY_ERR_MAX; PX4 starts slowing at 0 lag,
+// this generator at half of errMax).
 func (r *ref) step(target geom.Vec3, lim limits, dt, lag, errMax float64) {
 	slow := 1.0
 	if errMax > 0 && lag > errMax/2 {
@@ -43,7 +69,7 @@ func (r *ref) step(target geom.Vec3, lim limits, dt, lag, errMax float64) {
 		dv = dv.Scale(lim.aXY * dt / n)
 	}
 	vxy := r.vel.XY().Add(dv)
-	if step := vxy.Norm() * dt; dist <= step || (dist < 1e-3 && vxy.Norm() < 0.05) {
+	if v := vxy.Norm(); dist <= v*dt+1e-9 && v <= 2*lim.aXY*dt {
 		r.pos.X, r.pos.Y = target.X, target.Y
 		vxy = geom.Vec2{}
 	} else {
@@ -52,16 +78,17 @@ func (r *ref) step(target geom.Vec3, lim limits, dt, lag, errMax float64) {
 	}
 	r.vel.X, r.vel.Y = vxy.X, vxy.Y
 
-	// Vertical (NED: negative is up).
+	// Vertical (NED: negative is up). As PX4's FlightTaskAuto, the limit
+	// follows the direction of motion: MPC_ACC_UP_MAX while climbing,
+	// MPC_ACC_DOWN_MAX while descending, speeding up and braking alike.
 	dz := target.Z - r.pos.Z
 	vmax, a := lim.vDn, lim.aDn
 	if dz < 0 {
 		vmax, a = lim.vUp, lim.aUp
 	}
 	wz := math.Copysign(axisSpeed(math.Abs(dz), vmax, a), dz)
-	amax := math.Max(lim.aUp, lim.aDn)
-	vz := r.vel.Z + geom.Clamp(wz-r.vel.Z, -amax*dt, amax*dt)
-	if math.Abs(dz) <= math.Abs(vz)*dt || (math.Abs(dz) < 1e-3 && math.Abs(vz) < 0.05) {
+	vz := r.vel.Z + geom.Clamp(wz-r.vel.Z, -a*dt, a*dt)
+	if math.Abs(dz) <= math.Abs(vz)*dt+1e-9 && math.Abs(vz) <= 2*a*dt {
 		r.pos.Z, vz = target.Z, 0
 	} else {
 		r.pos.Z += vz * dt

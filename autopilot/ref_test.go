@@ -40,6 +40,18 @@ func runRef(from, target geom.Vec3, lim limits, maxSteps int) refRun {
 	return run
 }
 
+// profile returns the peak speed and duration of a move of d metres from
+// rest to rest, accelerating at a, braking at b (the generator plans its
+// braking at brakeShare of the limit), capped at vmax.
+func profile(d, vmax, a, b float64) (peak, dur float64) {
+	peak = math.Min(vmax, math.Sqrt(2*d/(1/a+1/b)))
+	return peak, peak/(2*a) + peak/(2*b) + d/peak
+}
+
+func profilePeak(d, vmax, a, b float64) float64 { p, _ := profile(d, vmax, a, b); return p }
+
+func profileTime(d, vmax, a, b float64) float64 { _, t := profile(d, vmax, a, b); return t }
+
 // A horizontal move from rest follows a trapezoid (or, if short, a triangle):
 // its speed never exceeds the cruise speed, its acceleration never exceeds
 // MPC_ACC_HOR, it never overshoots, and it stops exactly on the target with
@@ -52,13 +64,13 @@ func TestRefHorizontalProfile(t *testing.T) {
 		wantPeak  float64 // m/s
 		wantTimeS float64 // continuous-time duration
 	}{
-		// d = 20 m: accelerate 5/3 s, cruise (20 − 25/3)/5 s, decelerate 5/3 s.
-		{"20 m north: trapezoid", geom.Vec3{X: 20}, 5, 20.0/5 + 5.0/3},
-		{"20 m south-west: trapezoid", geom.Vec3{X: -20 / math.Sqrt2, Y: -20 / math.Sqrt2}, 5, 20.0/5 + 5.0/3},
-		// d = 1 m < v²/a = 8.3 m: peak √(a·d), duration 2·√(d/a).
-		{"1 m east: triangle", geom.Vec3{Y: 1}, math.Sqrt(3), 2 * math.Sqrt(1.0/3)},
+		// d = 20 m: accelerate at 3 m/s² to 5 m/s, cruise, brake at 0.9·3.
+		{"20 m north: trapezoid", geom.Vec3{X: 20}, 5, profileTime(20, 5, 3, 2.7)},
+		{"20 m south-west: trapezoid", geom.Vec3{X: -20 / math.Sqrt2, Y: -20 / math.Sqrt2}, 5, profileTime(20, 5, 3, 2.7)},
+		// d = 1 m and 8 m: triangles, too short to reach cruise speed.
+		{"1 m east: triangle", geom.Vec3{Y: 1}, profilePeak(1, 5, 3, 2.7), profileTime(1, 5, 3, 2.7)},
 		// d = 8 m, just short of cruise.
-		{"8 m: triangle", geom.Vec3{X: 8}, math.Sqrt(24), 2 * math.Sqrt(8.0/3)},
+		{"8 m: triangle", geom.Vec3{X: 8}, profilePeak(8, 5, 3, 2.7), profileTime(8, 5, 3, 2.7)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,7 +107,7 @@ func TestRefHorizontalProfile(t *testing.T) {
 				t.Fatalf("never reached the target; ended at %+v", run.pos[len(run.pos)-1])
 			}
 			// ± 0.1 s: the discrete profile reaches the target with up to
-			// 0.3 m/s left (see checkSnap), 0.1 s of braking at 3 m/s².
+			// 0.3 m/s left (see TestRefArrivesAtRest), 0.1 s of braking at 3 m/s².
 			if got := float64(run.arrived) * refDt; math.Abs(got-tt.wantTimeS) > 0.1 {
 				t.Errorf("arrival time: got %.3f s; want %.3f ± 0.1", got, tt.wantTimeS)
 			}
@@ -118,13 +130,13 @@ func TestRefVerticalProfile(t *testing.T) {
 		wantT    float64
 	}{
 		// Up 10 m: 3 m/s, accelerating at MPC_ACC_UP_MAX 4 m/s².
-		{"climb 10 m", geom.Vec3{Z: -10}, -3, 10.0/3 + 3.0/4},
+		{"climb 10 m", geom.Vec3{Z: -10}, -3, profileTime(10, 3, 4, 0.9*4)},
 		// Down 10 m: 1.5 m/s at MPC_ACC_DOWN_MAX 3 m/s² (the acceleration
 		// phase actually uses 4 m/s², 0.06 s sooner; see
-		// TestRefDescentAcceleration).
-		{"descend 10 m", geom.Vec3{Z: 10}, 1.5, 10/1.5 + 1.5/3},
+		// TestRefVerticalAcceleration).
+		{"descend 10 m", geom.Vec3{Z: 10}, 1.5, profileTime(10, 1.5, 3, 0.9*3)},
 		// Up 0.5 m: triangle, peak √(a·d) = √2 m/s.
-		{"climb 0.5 m", geom.Vec3{Z: -0.5}, -math.Sqrt2, 2 * math.Sqrt(0.5/4)},
+		{"climb 0.5 m", geom.Vec3{Z: -0.5}, -profilePeak(0.5, 3, 4, 0.9*4), profileTime(0.5, 3, 4, 0.9*4)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,8 +175,8 @@ func TestRefVerticalProfile(t *testing.T) {
 
 // The last step lands the reference on the target and zeroes its velocity.
 // Braking at a, the speed left one step before arriving should be at most
-// about 2·a·dt (0.03 m/s at 3 m/s²), so that the velocity feed-forward does
-// not jump.
+// about 3·a·dt (0.045 m/s at 3 m/s²), so that the velocity feed-forward does
+// not jump (it used to arrive at up to 0.3 m/s).
 func TestRefArrivesAtRest(t *testing.T) {
 	lim := defaultLimits()
 	for _, tt := range []struct {
@@ -182,20 +194,11 @@ func TestRefArrivesAtRest(t *testing.T) {
 			if run.arrived < 2 {
 				t.Fatalf("arrived after %d steps", run.arrived)
 			}
-			if v := run.vel[run.arrived-2].Norm(); v > 2*tt.a*refDt+1e-9 {
-				knownBug(t, "ref.go computes the braking speed √(2·a·d) from the distance before the step, so the "+
-					"reference reaches the target still at %.3f m/s and drops it in one step; want ≤ %.3f", v, 2*tt.a*refDt)
+			if v := run.vel[run.arrived-2].Norm(); v > 3*tt.a*refDt+1e-9 {
+				t.Errorf("the reference reaches the target still at %.3f m/s and drops it in one step; want ≤ %.3f", v, 3*tt.a*refDt)
 			}
 		})
 	}
-}
-
-// knownBug skips a test whose check found a deviation that was reported but
-// not fixed here; once the code is fixed the check passes and enforces the
-// behaviour. Replace the call with t.Errorf after the fix.
-func knownBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	t.Skipf("KNOWN BUG (reported, not fixed): "+format, args...)
 }
 
 // maxAccel is the largest |Δv|/dt over the steps of run before it arrived
@@ -227,11 +230,7 @@ func TestRefVerticalAcceleration(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			run := runRef(geom.Vec3{}, tt.target, lim, 4000)
 			up, down, _ := maxAccel(run, run.arrived-1)
-			if got := math.Max(up, down); got > tt.want+1e-9 {
-				if tt.target.Z > 0 {
-					knownBug(t, "ref.go clamps every vertical speed change to max(MPC_ACC_UP_MAX, MPC_ACC_DOWN_MAX): "+
-						"a descent from rest accelerates down at %.3f m/s²; want ≤ MPC_ACC_DOWN_MAX %v", down, tt.want)
-				}
+			if got := math.Max(up, down); got > tt.want+1e-6 {
 				t.Errorf("peak vertical acceleration: got %.3f m/s² (up %.3f, down %.3f); want ≤ %v", got, up, down, tt.want)
 			}
 		})
@@ -251,19 +250,29 @@ func TestRefStopWhileMoving(t *testing.T) {
 	if v := r.vel.Norm(); math.Abs(v-lim.vXY) > 1e-9 {
 		t.Fatalf("before the stop: got %.3f m/s; want cruise %v", v, lim.vXY)
 	}
-	hold := r.pos
-	var maxA float64
+	hold := r.stopPoint(lim) // where Hold aims
+	var maxA, snap float64
 	for range 1000 {
 		prev := r.vel
 		r.step(hold, lim, refDt, 0, 0)
+		if r.pos == hold && prev != (geom.Vec3{}) {
+			// The arrival step drops the last few cm/s at once.
+			snap = prev.Norm()
+			continue
+		}
 		maxA = math.Max(maxA, r.vel.Sub(prev).Norm()/refDt)
+	}
+	if snap > 3*lim.aXY*refDt {
+		t.Errorf("arrived at the stopping point still at %.3f m/s; want ≤ %.3f", snap, 3*lim.aXY*refDt)
 	}
 	if r.vel != (geom.Vec3{}) {
 		t.Errorf("after 5 s: still moving at %+v", r.vel)
 	}
-	if maxA > lim.aXY+1e-9 {
-		knownBug(t, "ref.go snaps onto a target within one step's travel whatever the speed: stopping from %v m/s "+
-			"took a %.0f m/s² step; want ≤ MPC_ACC_HOR %v", lim.vXY, maxA, lim.aXY)
+	if maxA > lim.aXY+1e-6 {
+		t.Errorf("stopping from %v m/s took a %.2f m/s² step; want ≤ MPC_ACC_HOR %v", lim.vXY, maxA, lim.aXY)
+	}
+	if d := r.pos.Sub(hold).Norm(); d != 0 {
+		t.Errorf("stopped %.3f m from the stopping point", d)
 	}
 }
 

@@ -99,10 +99,12 @@ func (c *Controller) Update(st State, sp Setpoint, dt float64) Output {
 	if !math.IsNaN(sp.Pos.Z) {
 		vsp.Z += gn.ZP * (sp.Pos.Z - st.Pos.Z)
 	}
-	if h := math.Hypot(vsp.X, vsp.Y); h > gn.XYVelMaxMS {
-		vsp.X *= gn.XYVelMaxMS / h
-		vsp.Y *= gn.XYVelMaxMS / h
-	}
+	// Horizontal limit with priority for the position-error part over the
+	// feed-forward (PX4 ControlMath::constrainXY).
+	ff := geom.Vec2{X: nz(sp.Vel.X), Y: nz(sp.Vel.Y)}
+	fb := geom.Vec2{X: vsp.X, Y: vsp.Y}.Sub(ff)
+	xy := constrainXY(fb, ff, gn.XYVelMaxMS)
+	vsp.X, vsp.Y = xy.X, xy.Y
 	vsp.Z = geom.Clamp(vsp.Z, -gn.ZVelMaxUpMS, gn.ZVelMaxDnMS)
 	out.VelSp = vsp
 
@@ -127,6 +129,9 @@ func (c *Controller) Update(st State, sp Setpoint, dt float64) Output {
 	coll := (acc.Z*gn.ThrHover/g - gn.ThrHover) / bz.Z
 	coll = math.Min(coll, -gn.ThrMin)
 	thr := bz.Scale(coll) // NED, z negative = upward thrust
+	// Saturation of the vertical thrust as the integrator sees it, before
+	// the horizontal margin is reserved (PX4 _velocityControl).
+	thrZRaw := math.Max(thr.Z, -gn.ThrMax)
 	// Vertical priority, keeping a horizontal margin (MPC_THR_XY_MARG).
 	thrXY := math.Hypot(thr.X, thr.Y)
 	margin := math.Min(thrXY, gn.ThrXYMargin)
@@ -149,8 +154,8 @@ func (c *Controller) Update(st State, sp Setpoint, dt float64) Output {
 		c.velInt.X += veXY.X * gn.XYVelI * dt
 		c.velInt.Y += veXY.Y * gn.XYVelI * dt
 		// Vertical: stop integrating into saturation; clamp to |g|.
-		satLow := thr.Z >= -gn.ThrMin && ve.Z > 0
-		satHigh := thr.Z <= -gn.ThrMax+1e-9 && ve.Z < 0
+		satLow := thrZRaw >= -gn.ThrMin && ve.Z > 0
+		satHigh := thrZRaw <= -gn.ThrMax+1e-9 && ve.Z < 0
 		if !satLow && !satHigh {
 			c.velInt.Z = geom.Clamp(c.velInt.Z+ve.Z*gn.ZVelI*dt, -g, g)
 		}
@@ -201,6 +206,24 @@ func (c *Controller) Update(st State, sp Setpoint, dt float64) Output {
 	return out
 }
 
+// constrainXY returns v0 + v1 limited to length max, keeping as much of v0
+// as possible: all of it (and as much of v1 as fits) when |v0| < max.
+func constrainXY(v0, v1 geom.Vec2, max float64) geom.Vec2 {
+	sum := v0.Add(v1)
+	if sum.Norm() <= max {
+		return sum
+	}
+	if v0.Norm() >= max {
+		return v0.Scale(max / v0.Norm())
+	}
+	// Solve |v0 + s·v1| = max for s in [0, 1].
+	a := v1.Dot(v1)
+	b := 2 * v0.Dot(v1)
+	c := v0.Dot(v0) - max*max
+	s := (-b + math.Sqrt(math.Max(b*b-4*a*c, 0))) / (2 * a)
+	return v0.Add(v1.Scale(geom.Clamp(s, 0, 1)))
+}
+
 // attitude is PX4's reduced-attitude controller: it turns the thrust axis
 // first and scales the remaining yaw error by the yaw weight.
 func (c *Controller) attitude(q, qd geom.Quat, yawRateFF float64) geom.Vec3 {
@@ -209,7 +232,7 @@ func (c *Controller) attitude(q, qd geom.Quat, yawRateFF float64) geom.Vec3 {
 	ezd := qd.Rotate(geom.Vec3{Z: 1})
 	red := geom.QuatBetween(ez, ezd).Mul(q)
 	rpGain := (gn.RollP + gn.PitchP) / 2
-	yawW := geom.Clamp(gn.YawP/rpGain, 0, 1)
+	yawW := geom.Clamp(gn.YawWeight, 0, 1) // MC_YAW_WEIGHT
 	mix := red.Conj().Mul(qd)
 	if mix.W < 0 {
 		mix = geom.Quat{W: -mix.W, X: -mix.X, Y: -mix.Y, Z: -mix.Z}

@@ -533,33 +533,26 @@ func TestClosedLoopYawStep(t *testing.T) {
 	start := geom.Vec3{Z: -10}
 	l := newLoop(t, start, 0)
 	l.run(control.Setpoint{Pos: start}, 5, nil)
-	var maxDrift float64
+	var maxDrift, peakYaw float64
 	settled := math.NaN()
 	tt := 0.0
 	l.run(control.Setpoint{Pos: start, Yaw: math.Pi / 2}, 8, func(s quad.State) {
 		tt += dt
 		maxDrift = math.Max(maxDrift, s.Pos.Sub(start).Norm())
+		peakYaw = math.Max(peakYaw, s.Att.Yaw())
 		if math.Abs(geom.WrapPi(s.Att.Yaw()-math.Pi/2)) > deg(3) {
 			settled = math.NaN()
 		} else if math.IsNaN(settled) {
 			settled = tt
 		}
 	})
-	t.Logf("yaw within 3° from %.2f s, drift %.3f m", settled, maxDrift)
+	t.Logf("yaw within 3° from %.2f s, overshoot %.2f°, drift %.3f m", settled, (peakYaw-math.Pi/2)*180/math.Pi, maxDrift)
 	if math.IsNaN(settled) || settled > 5 {
 		t.Errorf("yaw settling time within 3°: got %v s; want ≤ 5", settled)
 	}
 	if maxDrift > 0.1 {
 		t.Errorf("position drift during the turn: got %.3f m; want < 0.1", maxDrift)
 	}
-}
-
-// knownBug skips a test whose check found a deviation that was reported but
-// not fixed here; once the code is fixed the check passes and enforces the
-// behaviour. Replace the call with t.Errorf after the fix.
-func knownBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	t.Skipf("KNOWN BUG (reported, not fixed): "+format, args...)
 }
 
 // PX4 stops the vertical velocity integrator while the collective is
@@ -589,8 +582,7 @@ func TestUpdateVerticalAntiWindupAtMaxThrust(t *testing.T) {
 			got := c.Update(st, sp, dt).AccSp.Z
 			if math.Abs(got) > 1e-9 {
 				if tt.dx != 0 {
-					knownBug(t, "control.go: the vertical anti-windup tests thr.Z after the vertical-priority clamp, "+
-						"which with horizontal thrust never reaches −MPC_THR_MAX; integrator wound to %.3f m/s²; want 0", got)
+					t.Errorf("vertical integrator wound to %.3f m/s² at maximum thrust; want 0", got)
 				}
 				t.Errorf("vertical integrator after 1 s at max thrust: got %.3f m/s²; want 0", got)
 			}
@@ -611,6 +603,24 @@ func TestUpdateHorizontalClampKeepsPositionPart(t *testing.T) {
 	got := c.Update(st, sp, dt).VelSp
 	want := geom.Vec3{X: math.Sqrt(144 - 9.5*9.5), Y: 9.5}
 	if got.Sub(want).Norm() > 1e-9 {
-		knownBug(t, "control.go scales position part and feed-forward together: VelSp got %+v; want %+v", got, want)
+		t.Errorf("horizontal clamp must keep the position part: VelSp got %+v; want %+v", got, want)
+	}
+}
+
+func BenchmarkUpdate(b *testing.B) {
+	c := control.New(control.DefaultGains())
+	st := hoverState(0.1)
+	sp := control.Setpoint{Pos: st.Pos.Add(geom.Vec3{X: 2, Y: -1, Z: -1}), Yaw: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Update(st, sp, dt)
+	}
+}
+
+func BenchmarkMix(b *testing.B) {
+	tq := geom.Vec3{X: 0.3, Y: -0.2, Z: 0.8}
+	b.ReportAllocs()
+	for b.Loop() {
+		control.Mix(0.6, tq)
 	}
 }

@@ -254,9 +254,10 @@ func (q *Quad) Step() {
 	f := s.Att.Rotate(thrustB).
 		Sub(s.Vel.Sub(q.wind.Velocity()).Scale(p.KDV)).
 		Add(geom.Vec3{Z: p.MassKg * GravityMS2})
-	if s.Pos.Z >= 0 && f.Z >= 0 {
-		// SIH ground: the ground cancels the whole net force and, on the first
-		// contact step, the velocity.
+	if s.Pos.Z >= 0 && (f.Z >= 0 || s.Vel.Z > 0) {
+		// SIH ground: at or below the ground, moving or pushed down, the
+		// ground cancels the whole net force and, on the first contact step,
+		// the velocity.
 		if !s.Grounded {
 			q.touchdown()
 		}
