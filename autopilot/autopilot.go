@@ -73,7 +73,15 @@ type Event struct {
 type Offboard struct {
 	Pos geom.Vec3
 	Vel geom.Vec3
+	Acc geom.Vec3 // m/s², NED feed-forward; NaN or zero components add nothing
 	Yaw float64
+}
+
+// Avoider is a companion obstacle-avoidance planner (PX4's COM_OBS_AVOID
+// = 1): on mission legs the autopilot hands it the desired path, from the
+// previous target to the current one, and flies the setpoint it returns.
+type Avoider interface {
+	Setpoint(t float64, est control.State, prev, goal geom.Vec3) control.Setpoint
 }
 
 // Status is the autopilot's externally visible state.
@@ -121,6 +129,8 @@ type Autopilot struct {
 	offT  float64
 	offOK bool
 
+	avoider Avoider
+
 	ld     landDetector
 	thrust float64
 	events []Event
@@ -136,6 +146,9 @@ func New(cfg Config) (*Autopilot, error) {
 
 // Config returns the parameters in use.
 func (a *Autopilot) Config() Config { return a.cfg }
+
+// SetAvoider hands mission legs to av (nil: fly them straight).
+func (a *Autopilot) SetAvoider(av Avoider) { a.avoider = av }
 
 // Status returns the current state.
 func (a *Autopilot) Status() Status {
@@ -494,6 +507,16 @@ func (a *Autopilot) flyTo(target geom.Vec3, speed, dt, lag float64) control.Setp
 			a.aligning = false
 		}
 	}
+	if a.avoider != nil && a.mode == ModeMission {
+		// The planner flies the leg; the reference follows the vehicle so
+		// that the hand-back (at the waypoint, or for the descent) is smooth.
+		sp := a.avoider.Setpoint(a.t, a.est, a.legStart, target)
+		a.r = ref{pos: a.est.Pos, vel: a.est.Vel}
+		if !math.IsNaN(sp.Yaw) {
+			a.yawSp, a.haveYaw = sp.Yaw, true
+		}
+		return sp
+	}
 	a.r.step(target, a.lim(speed), dt, lag, a.cfg.XYErrMaxM)
 	return a.refSetpoint()
 }
@@ -517,7 +540,9 @@ func (a *Autopilot) mission(dt, lag float64) control.Setpoint {
 	case ItemLand:
 		if !a.landing {
 			sp := a.flyTo(a.target, 0, dt, lag)
-			if a.r.pos.XY() == a.target.XY() && a.est.Pos.XY().Dist(a.target.XY()) < a.acceptRadius() {
+			refThere := a.avoider != nil || a.r.pos.XY() == a.target.XY()
+			if refThere && a.est.Pos.XY().Dist(a.target.XY()) < a.acceptRadius() {
+				a.r = ref{pos: a.est.Pos, vel: a.est.Vel}
 				a.landing = true
 				a.target.Z = a.home.Z
 				a.emit("landing at mission item %d", a.item)
@@ -577,7 +602,7 @@ func (a *Autopilot) offboard(t float64) control.Setpoint {
 		}
 		return a.refSetpoint()
 	}
-	sp := control.Setpoint{Pos: a.off.Pos, Vel: a.off.Vel, Yaw: a.off.Yaw}
+	sp := control.Setpoint{Pos: a.off.Pos, Vel: a.off.Vel, Acc: a.off.Acc, Yaw: a.off.Yaw}
 	if math.IsNaN(sp.Yaw) {
 		sp.Yaw = a.yaw()
 	} else {

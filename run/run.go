@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/shakedown-robotics/shakedown/autopilot"
+	"github.com/shakedown-robotics/shakedown/avoid"
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/sim"
 	"github.com/shakedown-robotics/shakedown/sim/quad"
@@ -36,12 +37,19 @@ const ResamplePeriodS = 0.5
 // trace shows the fall; the verdict does not change.
 const crashSettleS = 5
 
+// Autopilots that can fly a case study.
+const (
+	AutopilotAvoid = "avoid" // PX4-like autopilot with the obstacle-avoidance planner (the default)
+	AutopilotPlain = "plain" // the PX4-like autopilot alone: legs are flown straight
+)
+
 // Options configure a flight. Zero values mean the defaults named.
 type Options struct {
-	Seed     uint64         // seeds the simulator's noise and gusts
-	TimeoutS float64        // simulated seconds; 0 = DefaultTimeoutS
-	Wind     sim.WindConfig // zero = calm air
-	Range    quad.RangeConfig
+	Autopilot string         // AutopilotAvoid ("" too) or AutopilotPlain
+	Seed      uint64         // seeds the simulator's noise and gusts
+	TimeoutS  float64        // simulated seconds; 0 = DefaultTimeoutS
+	Wind      sim.WindConfig // zero = calm air
+	Range     quad.RangeConfig
 }
 
 // Collision is a contact between the vehicle and an obstacle or the ground.
@@ -100,12 +108,21 @@ func NewSim(cs *scenario.CaseStudy, opt Options) (*vehicle.Sim, []string, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cs.Name, err)
 	}
-	s, err := vehicle.NewSim(vehicle.SimConfig{
+	cfg := vehicle.SimConfig{
 		Quad:      quad.Config{Wind: opt.Wind, Range: opt.Range},
 		Autopilot: ap,
 		Scene:     world.Scene{Boxes: cs.Obstacles, Area: world.DefaultArea},
 		Seed:      opt.Seed,
-	})
+	}
+	switch opt.Autopilot {
+	case "", AutopilotAvoid:
+		ac := avoid.DefaultConfig()
+		cfg.Avoid = &ac
+	case AutopilotPlain:
+	default:
+		return nil, nil, fmt.Errorf("run: unknown autopilot %q (want %s or %s)", opt.Autopilot, AutopilotAvoid, AutopilotPlain)
+	}
+	s, err := vehicle.NewSim(cfg)
 	return s, ignored, err
 }
 

@@ -102,11 +102,12 @@ func TestDeterministicTrajectory(t *testing.T) {
 }
 
 // A box across the first leg is hit by the plain autopilot (it has no
-// avoidance): the flight is a crash into obstacle 1 with clearance 0.
+// avoidance): the flight is a crash into obstacle 1 with clearance 0. The
+// avoidance autopilot flies around it.
 func TestCrashIntoObstacle(t *testing.T) {
 	cs := builtin(t, "mission1")
 	cs.Obstacles = []world.Box{{L: 12, W: 4, H: 20, X: 2, Y: 25}}
-	r := fly(t, cs, run.Options{Seed: 1})
+	r := fly(t, cs, run.Options{Seed: 1, Autopilot: run.AutopilotPlain})
 	if r.Completed {
 		t.Fatal("flew through a wall")
 	}
@@ -124,10 +125,28 @@ func TestCrashIntoObstacle(t *testing.T) {
 	if r.MinClearanceM == nil || *r.MinClearanceM != 0 {
 		t.Errorf("min clearance: got %v; want 0", r.MinClearanceM)
 	}
+	r = fly(t, cs, run.Options{Seed: 1})
+	if !r.Completed || len(r.Collisions) != 0 || *r.MinClearanceM < 1 {
+		t.Errorf("with avoidance: completed %v, collisions %v, clearance %.2f m; want around the wall", r.Completed, r.Collisions, *r.MinClearanceM)
+	}
+}
+
+// The competition README's two-obstacle sample on mission2 (l 10, w 5, h 20
+// at (10, 20) and (−10, 20), r 0) is flown to completion by the avoidance
+// autopilot, whatever the noise seed.
+func TestReadmeSampleCompletes(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		cs := builtin(t, "mission2")
+		cs.Obstacles = []world.Box{{L: 10, W: 5, H: 20, X: 10, Y: 20}, {L: 10, W: 5, H: 20, X: -10, Y: 20}}
+		r := fly(t, cs, run.Options{Seed: seed})
+		if !r.Completed || len(r.Collisions) != 0 {
+			t.Errorf("seed %d: %s (collisions %v)", seed, r.Reason, r.Collisions)
+		}
+	}
 }
 
 // Beside the straight mission1 leg, the clearance is the box's distance to
-// the leg (the autopilot tracks the line to a few centimetres).
+// the leg (the plain autopilot tracks the line to a few centimetres).
 func TestClearanceBesideTheLeg(t *testing.T) {
 	cs := builtin(t, "mission1")
 	// The leg runs from (0, 0) to (3.30, 53.09); a 4×4 box centred 5 m to
@@ -138,7 +157,7 @@ func TestClearanceBesideTheLeg(t *testing.T) {
 	c := onLeg.Add(west.Scale(5))
 	box := world.Box{L: 4, W: 4, H: 20, X: c.X, Y: c.Y, R: math.Atan2(leg.Y, leg.X) * 180 / math.Pi}
 	cs.Obstacles = []world.Box{box}
-	r := fly(t, cs, run.Options{Seed: 1})
+	r := fly(t, cs, run.Options{Seed: 1, Autopilot: run.AutopilotPlain})
 	if !r.Completed {
 		t.Fatalf("not completed: %s", r.Reason)
 	}
@@ -167,6 +186,9 @@ func TestBadOptions(t *testing.T) {
 	cs.Params = map[string]float64{"NOT_A_PARAM": 1}
 	if _, _, err := run.Fly(context.Background(), cs, run.Options{}); err == nil || !strings.Contains(err.Error(), "NOT_A_PARAM") {
 		t.Errorf("unknown parameter: got %v; want an error naming it", err)
+	}
+	if _, _, err := run.Fly(context.Background(), builtin(t, "mission2"), run.Options{Autopilot: "magic"}); err == nil || !strings.Contains(err.Error(), "magic") {
+		t.Errorf("unknown autopilot: got %v; want an error naming it", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shakedown-robotics/shakedown/autopilot"
+	"github.com/shakedown-robotics/shakedown/avoid"
 	"github.com/shakedown-robotics/shakedown/control"
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/sim/quad"
@@ -24,6 +25,10 @@ type SimConfig struct {
 	Seed      uint64           // seeds every random draw
 	RecordHz  float64          // ground-truth trace rate; 0 = 10 Hz (PX4's logger default)
 	EstTauS   float64          // low-pass of the GNSS error in the estimate; 0 = 1 s
+	// Avoid, when not nil, runs the obstacle-avoidance planner on mission
+	// legs, fed by the range sensor (a forward depth camera of 32 × 3 rays
+	// unless Quad.Range says otherwise).
+	Avoid *avoid.Config
 }
 
 // Sim is the embedded simulator as a Vehicle: a quad.Quad flown by an
@@ -46,6 +51,8 @@ type Sim struct {
 	events   []autopilot.Event
 	mission  []autopilot.Item
 	rangeBuf []float64
+	planner  *avoid.Planner
+	lastScan float64
 }
 
 var _ Vehicle = (*Sim)(nil)
@@ -64,8 +71,18 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 	if !(cfg.RecordHz > 0) || math.IsInf(cfg.RecordHz, 0) || !(cfg.EstTauS > 0) || math.IsInf(cfg.EstTauS, 0) {
 		return nil, fmt.Errorf("vehicle: record rate %v Hz and estimator time constant %v s must be finite and > 0", cfg.RecordHz, cfg.EstTauS)
 	}
-	s := &Sim{scene: cfg.Scene, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ead))}
+	s := &Sim{scene: cfg.Scene, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ead)), lastScan: math.Inf(-1)}
 	s.scene.Boxes = append([]world.Box(nil), cfg.Scene.Boxes...)
+	if cfg.Avoid != nil {
+		p, err := avoid.New(*cfg.Avoid)
+		if err != nil {
+			return nil, err
+		}
+		s.planner = p
+		if cfg.Quad.Range.Kind == quad.RangeNone {
+			cfg.Quad.Range = quad.DepthCamera(32, 3)
+		}
+	}
 	q, err := quad.New(cfg.Quad, &s.scene, s.rng)
 	if err != nil {
 		return nil, err
@@ -75,6 +92,9 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 		return nil, err
 	}
 	s.q, s.ap = q, ap
+	if s.planner != nil {
+		ap.SetAvoider(s.planner)
+	}
 	dt := q.StepS()
 	s.recEvery = max(1, int(math.Round(1/(cfg.RecordHz*dt))))
 	s.estAlpha = 1 - math.Exp(-dt/cfg.EstTauS)
@@ -89,6 +109,9 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 
 // Quad returns the simulated airframe, for fault injection and truth.
 func (s *Sim) Quad() *quad.Quad { return s.q }
+
+// Planner returns the obstacle-avoidance planner, nil when flying plain.
+func (s *Sim) Planner() *avoid.Planner { return s.planner }
 
 // Autopilot returns the simulated flight controller.
 func (s *Sim) Autopilot() *autopilot.Autopilot { return s.ap }
@@ -132,6 +155,13 @@ func (s *Sim) record() {
 // Step advances the simulation by one physics step: estimate, autopilot,
 // physics, and the trace at its rate.
 func (s *Sim) Step() {
+	if s.planner != nil {
+		if r := s.q.Range(); r.T != s.lastScan {
+			// The companion sees each new scan with the estimated pose.
+			s.lastScan = r.T
+			_ = s.planner.Observe(r.T, s.est.Pos, s.est.Att, r.Ranges, r.Dirs, r.MaxM)
+		}
+	}
 	u := s.ap.Update(s.est, s.q.Time(), s.q.StepS())
 	if ev := s.ap.Events(); len(ev) > 0 {
 		s.events = append(s.events, ev...)

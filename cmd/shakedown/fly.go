@@ -27,6 +27,7 @@ type flyFlags struct {
 	json      bool
 	timeout   float64
 	rules     string
+	autopilot string
 }
 
 func newFlyCmd() *cobra.Command {
@@ -36,7 +37,8 @@ func newFlyCmd() *cobra.Command {
 		Short: "Fly a mission on the embedded simulator and judge the flight",
 		Long: `Fly a competition case study (a built-in mission1 … mission7, an Aerialist
 case-study YAML, or a QGroundControl .plan) on the embedded quadrotor with the
-plain PX4-like autopilot, and print whether the mission completed, the flight
+PX4-like autopilot and its obstacle-avoidance planner (--autopilot plain flies
+the legs straight), and print whether the mission completed, the flight
 time, the path length, the minimum clearance to each obstacle (Aerialist's
 rule) and any collision.
 
@@ -58,6 +60,7 @@ input.`,
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` before the flight is stopped")
 	fl.StringVar(&f.rules, "rules", "2025", "obstacle validity rules: 2024, 2025 or 2026")
+	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotAvoid, "avoid (PX4-like with the obstacle-avoidance planner) or plain")
 	return cmd
 }
 
@@ -99,7 +102,10 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 	if err := rules.Check(cs.Obstacles); err != nil {
 		return fmt.Errorf("%s: %w", cs.Name, err)
 	}
-	res, _, err := run.Fly(ctx, cs, run.Options{Seed: f.seed, TimeoutS: f.timeout})
+	if f.autopilot != run.AutopilotAvoid && f.autopilot != run.AutopilotPlain {
+		return fmt.Errorf("--autopilot %q: want %s or %s", f.autopilot, run.AutopilotAvoid, run.AutopilotPlain)
+	}
+	res, _, err := run.Fly(ctx, cs, run.Options{Seed: f.seed, TimeoutS: f.timeout, Autopilot: f.autopilot})
 	if err != nil {
 		return err
 	}

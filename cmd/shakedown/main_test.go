@@ -49,7 +49,7 @@ func TestFlyJSON(t *testing.T) {
 }
 
 func TestFlyCrashExitsOne(t *testing.T) {
-	code, out, _ := sh(t, "fly", "mission1", "--obstacle", "12,4,20,2,25,0,0")
+	code, out, _ := sh(t, "fly", "mission1", "--obstacle", "12,4,20,2,25,0,0", "--autopilot", "plain")
 	if code != 1 {
 		t.Fatalf("exit %d; want 1\n%s", code, out)
 	}
@@ -136,6 +136,7 @@ func TestFlyBadInput(t *testing.T) {
 		{"too many", []string{"fly", "mission2", "--obstacle", "2,2,20,-30,15,0,0", "--obstacle", "2,2,20,-20,15,0,0", "--obstacle", "2,2,20,-10,15,0,0", "--obstacle", "2,2,20,0,15,0,0"}, []string{"4"}},
 		{"bad rules", []string{"fly", "mission2", "--rules", "1999"}, []string{"--rules"}},
 		{"bad timeout", []string{"fly", "mission2", "--timeout", "-3"}, []string{"--timeout"}},
+		{"bad autopilot", []string{"fly", "mission2", "--autopilot", "wishful"}, []string{"--autopilot", "wishful"}},
 		{"no argument", []string{"fly"}, []string{"arg"}},
 		{"unknown command", []string{"hover"}, []string{"hover"}},
 	}
