@@ -118,6 +118,7 @@ type MissionItem struct {
 type Setpoint struct {
 	Pos geom.Vec3 // m, NED
 	Vel geom.Vec3 // m/s, NED
+	Acc geom.Vec3 // m/s², NED feed-forward; NaN or zero components add nothing
 	Yaw float64   // rad; NaN = keep the heading
 }
 
