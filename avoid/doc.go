@@ -11,7 +11,7 @@
 //   - a polar histogram of 6° bins holding the mean distance of the points in
 //     each bin;
 //   - a cost per candidate direction: a sigmoid obstacle cost (5000·(1 +
-//     D/√(1+D²)), D = 8.5 m − d, scaled up tenfold: see Config) inflated over
+//     D/√(1+D²)), D = 8.5 m − d, weighted 3× PX4's 5000: see Config) inflated over
 //     ±40°, a yaw cost toward the
 //     goal and one back toward the previous-goal→goal line, and a smoothness
 //     cost on the change of velocity, with PX4-Avoidance's weights;

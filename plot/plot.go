@@ -37,6 +37,9 @@ type Flight struct {
 	Start     bool        // mark the first flown point
 	End       bool        // mark the last flown point
 	Note      string      // a line under the title, e.g. "min clearance 2.31 m (obstacle 1)"
+	// Closest, when not nil, marks the closest approach: a red segment from
+	// the path to the obstacle with its distance written beside it.
+	Closest *world.Approach
 }
 
 // dpi is the resolution that maps the requested pixel sizes to lengths on

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"errors"
+	"fmt"
 	"image/color"
 	"math"
 	"strconv"
@@ -27,6 +28,7 @@ var (
 	flownColor   = color.NRGBA{R: 31, G: 119, B: 180, A: 255} // blue
 	startColor   = color.NRGBA{R: 44, G: 160, B: 44, A: 255}  // green
 	endColor     = color.NRGBA{R: 20, G: 20, B: 20, A: 255}
+	closestColor = color.NRGBA{R: 200, G: 0, B: 0, A: 255}
 	gridColor    = color.NRGBA{R: 215, G: 215, B: 215, A: 255}
 	frameColor   = color.NRGBA{R: 160, G: 160, B: 160, A: 255}
 )
@@ -195,6 +197,26 @@ func build(f Flight, fs vg.Length) (*gplot.Plot, gplot.Legend) {
 		l.Width = vg.Points(1.8)
 		p.Add(l)
 		legend.Add("flown path", l)
+	}
+	if c := f.Closest; c != nil && !math.IsInf(c.DistM, 0) {
+		l := newLine([]geom.Vec2{c.OnPath, c.OnBox})
+		l.Color = closestColor
+		l.Width = vg.Points(2)
+		p.Add(l)
+		m := newMarker(c.OnPath, draw.CrossGlyph{}, closestColor, fs*0.45)
+		p.Add(m)
+		labels, err := plotter.NewLabels(plotter.XYLabels{
+			XYs:    plotter.XYs{{X: c.OnPath.X, Y: c.OnPath.Y}},
+			Labels: []string{fmt.Sprintf(" %.2f m", c.DistM)},
+		})
+		if err == nil {
+			sty := textStyle(fs)
+			sty.Color = closestColor
+			sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+			labels.TextStyle[0] = sty
+			p.Add(labels)
+		}
+		legend.Add(fmt.Sprintf("closest approach %.2f m", c.DistM), m)
 	}
 	if len(f.Flown) > 0 && f.Start {
 		s := newMarker(f.Flown[0].XY(), draw.CircleGlyph{}, startColor, fs*0.45)

@@ -46,6 +46,7 @@ const (
 // Options configure a flight. Zero values mean the defaults named.
 type Options struct {
 	Autopilot string         // AutopilotAvoid ("" too) or AutopilotPlain
+	Avoid     *avoid.Config  // the planner's parameters; nil = avoid.DefaultConfig()
 	Seed      uint64         // seeds the simulator's noise and gusts
 	TimeoutS  float64        // simulated seconds; 0 = DefaultTimeoutS
 	Wind      sim.WindConfig // zero = calm air
@@ -64,19 +65,47 @@ type Collision struct {
 
 // Result is the verdict on one flight.
 type Result struct {
-	Mission       string         `json:"mission"`
-	Seed          uint64         `json:"seed"`
-	Completed     bool           `json:"completed"`
-	Reason        string         `json:"reason"`
-	FlightTimeS   float64        `json:"flight_time_s"`
-	SimTimeS      float64        `json:"sim_time_s"`
-	PathLengthM   float64        `json:"path_length_m"`
-	Clearances    []float64      `json:"clearance_m"`     // per obstacle, Aerialist's rule
-	MinClearanceM *float64       `json:"min_clearance_m"` // nil without obstacles
-	MinObstacle   int            `json:"min_obstacle"`    // 1-based; 0 without obstacles
-	Collisions    []Collision    `json:"collisions"`      // empty when none
-	Ignored       []string       `json:"ignored_params,omitempty"`
-	Trace         []trace.Sample `json:"-"`
+	Mission       string          `json:"mission"`
+	Seed          uint64          `json:"seed"`
+	Completed     bool            `json:"completed"`
+	Reason        string          `json:"reason"`
+	FlightTimeS   float64         `json:"flight_time_s"`
+	SimTimeS      float64         `json:"sim_time_s"`
+	PathLengthM   float64         `json:"path_length_m"`
+	Clearances    []float64       `json:"clearance_m"`     // per obstacle, Aerialist's rule
+	MinClearanceM *float64        `json:"min_clearance_m"` // nil without obstacles
+	MinObstacle   int             `json:"min_obstacle"`    // 1-based; 0 without obstacles
+	Collisions    []Collision     `json:"collisions"`      // empty when none
+	Points        int             `json:"points"`          // competition points of this run (Points)
+	Verdict       string          `json:"verdict"`         // VerdictPass, VerdictSoftFail or VerdictHardFail
+	Closest       *world.Approach `json:"-"`               // the closest approach to MinObstacle, for plots
+	Ignored       []string        `json:"ignored_params,omitempty"`
+	Trace         []trace.Sample  `json:"-"`
+}
+
+// CriticalM is the competition's safe distance: a run that comes closer to
+// an obstacle is a (soft) failure (competition.md §3.4).
+const CriticalM = 1.5
+
+// Verdicts of a run, as the competition tells failures apart.
+const (
+	VerdictPass     = "pass"      // kept CriticalM from every obstacle
+	VerdictSoftFail = "soft-fail" // came closer than CriticalM without touching
+	VerdictHardFail = "hard-fail" // collided (with an obstacle or the ground)
+)
+
+// Points are the competition's points for one run with minimum distance d
+// (competition.md §4): 5 below 0.25 m, 2 below 1 m, 1 below 1.5 m, else 0.
+func Points(d float64) int {
+	switch {
+	case d < 0.25:
+		return 5
+	case d < 1:
+		return 2
+	case d < CriticalM:
+		return 1
+	}
+	return 0
 }
 
 // Items converts a scenario mission to the vehicle's mission items.
@@ -117,6 +146,9 @@ func NewSim(cs *scenario.CaseStudy, opt Options) (*vehicle.Sim, []string, error)
 	switch opt.Autopilot {
 	case "", AutopilotAvoid:
 		ac := avoid.DefaultConfig()
+		if opt.Avoid != nil {
+			ac = *opt.Avoid
+		}
 		cfg.Avoid = &ac
 	case AutopilotPlain:
 	default:
@@ -130,6 +162,9 @@ func NewSim(cs *scenario.CaseStudy, opt Options) (*vehicle.Sim, []string, error)
 // flight could not be run (bad configuration, cancelled context); a crash or
 // a timeout is a Result with Completed false.
 func Fly(ctx context.Context, cs *scenario.CaseStudy, opt Options) (*Result, *vehicle.Sim, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if opt.TimeoutS == 0 {
 		opt.TimeoutS = DefaultTimeoutS
 	}
@@ -218,6 +253,17 @@ func judge(cs *scenario.CaseStudy, s *vehicle.Sim, tel vehicle.Telemetry, timedO
 				break
 			}
 		}
+		a := world.ClosestApproach(cs.Obstacles[r.MinObstacle-1], path)
+		r.Closest = &a
+		r.Points = Points(m)
+	}
+	switch {
+	case len(r.Collisions) > 0:
+		r.Verdict = VerdictHardFail
+	case r.MinClearanceM != nil && *r.MinClearanceM < CriticalM:
+		r.Verdict = VerdictSoftFail
+	default:
+		r.Verdict = VerdictPass
 	}
 	r.round()
 	return r
@@ -244,3 +290,52 @@ func (r *Result) round() {
 }
 
 func roundTo(v, k float64) float64 { return math.Round(v*k) / k }
+
+// RunSeed is the noise seed of repetition i of a test flown with base seed
+// s: repetitions differ in sensor noise and gusts, and the same (s, i)
+// always gives the same flight.
+func RunSeed(s uint64, i int) uint64 { return s*1_000_003 + uint64(i) }
+
+// Summary aggregates repeated runs of one test the way the competition
+// scores them: points averaged over runs.
+type Summary struct {
+	Runs          int      `json:"runs"`
+	MinClearanceM *float64 `json:"min_clearance_m"` // the least over runs; nil without obstacles
+	MeanPoints    float64  `json:"mean_points"`
+	MeanTimeS     float64  `json:"mean_flight_time_s"`
+	HardFails     int      `json:"hard_fails"`
+	SoftFails     int      `json:"soft_fails"`
+	Completed     int      `json:"completed"`
+	Verdict       string   `json:"verdict"` // the worst verdict over runs
+}
+
+// Summarize aggregates rs (at least one result).
+func Summarize(rs []*Result) Summary {
+	s := Summary{Runs: len(rs), Verdict: VerdictPass}
+	for _, r := range rs {
+		if m := r.MinClearanceM; m != nil && (s.MinClearanceM == nil || *m < *s.MinClearanceM) {
+			v := *m
+			s.MinClearanceM = &v
+		}
+		s.MeanPoints += float64(r.Points)
+		s.MeanTimeS += r.FlightTimeS
+		switch r.Verdict {
+		case VerdictHardFail:
+			s.HardFails++
+			s.Verdict = VerdictHardFail
+		case VerdictSoftFail:
+			s.SoftFails++
+			if s.Verdict == VerdictPass {
+				s.Verdict = VerdictSoftFail
+			}
+		}
+		if r.Completed {
+			s.Completed++
+		}
+	}
+	if n := float64(len(rs)); n > 0 {
+		s.MeanPoints /= n
+		s.MeanTimeS = roundTo(s.MeanTimeS/n, 1e3)
+	}
+	return s
+}

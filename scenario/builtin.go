@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/shakedown-robotics/shakedown/geom"
 )
 
 // competitionFS holds byte-exact copies of the competition's case studies
@@ -16,9 +18,12 @@ import (
 //go:embed competition/*.plan competition/*.yaml competition/*.csv
 var competitionFS embed.FS
 
-// BuiltinNames returns the names of the built-in case studies, mission1 to
-// mission7, sorted.
-func BuiltinNames() []string {
+// CanonicalName is the built-in canonical mission (see Canonical).
+const CanonicalName = "canonical"
+
+// CompetitionNames returns the names of the competition's case studies
+// built in as files, mission1 to mission7, sorted.
+func CompetitionNames() []string {
 	entries, _ := fs.Glob(competitionFS, "competition/*.yaml")
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
@@ -28,6 +33,30 @@ func BuiltinNames() []string {
 	return names
 }
 
+// BuiltinNames returns the names of the built-in case studies: the
+// competition's mission1 to mission7, then "canonical".
+func BuiltinNames() []string {
+	return append(CompetitionNames(), CanonicalName)
+}
+
+// Canonical returns the canonical mission of the surrogate-assisted testing
+// paper (§IV-B, Fig. 1b): one straight leg through the middle of the
+// placement area, South to North in the figure's axes, that is along +y
+// (East) at x = −5 m, the centre of −40 < x < 30, from y = 0 to y = 50 at
+// 10 m. The vehicle takes off at home (0, 0), moves 5 m to the start of the
+// leg and lands at its end. Home is PX4 SITL's spawn point.
+func Canonical() Mission {
+	return Mission{
+		Name: CanonicalName,
+		Home: SITLHome,
+		Items: []Item{
+			{Kind: Takeoff, Pos: geom.Vec3{Z: -10}},
+			{Kind: Waypoint, Pos: geom.Vec3{X: -5, Z: -10}},
+			{Kind: Land, Pos: geom.Vec3{X: -5, Y: 50}},
+		},
+	}
+}
+
 // Builtin returns the built-in case study name (one of BuiltinNames), read
 // from its YAML exactly as Aerialist would read the competition's file: the
 // mission, the competition's mission-params.csv and mission-commands.csv, no
@@ -35,6 +64,11 @@ func BuiltinNames() []string {
 func Builtin(name string) (*CaseStudy, error) {
 	if !slices.Contains(BuiltinNames(), name) {
 		return nil, fmt.Errorf("%w %q: the built-in case studies are %s", ErrUnknownCaseStudy, name, strings.Join(BuiltinNames(), ", "))
+	}
+	if name == CanonicalName {
+		cs := NewCaseStudy(Canonical())
+		cs.Source = "builtin"
+		return cs, nil
 	}
 	data, err := fs.ReadFile(competitionFS, "competition/"+name+".yaml")
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // to the same value.
 
 func FuzzParsePlan(f *testing.F) {
-	for _, name := range BuiltinNames() {
+	for _, name := range CompetitionNames() {
 		f.Add(mustBuiltinFile(name + ".plan"))
 	}
 	for _, c := range planCases {
@@ -44,7 +44,7 @@ func FuzzParsePlan(f *testing.F) {
 }
 
 func FuzzParseCaseStudy(f *testing.F) {
-	for _, name := range BuiltinNames() {
+	for _, name := range CompetitionNames() {
 		f.Add(mustBuiltinFile(name + ".yaml"))
 	}
 	for _, in := range []string{yamlReport, yamlSaved, yamlNew} {

@@ -241,7 +241,7 @@ func TestParsePlanDetails(t *testing.T) {
 
 func TestPlanRoundTrip(t *testing.T) {
 	var ms []Mission
-	for _, name := range BuiltinNames() {
+	for _, name := range CompetitionNames() {
 		m, err := ParsePlan(name+".plan", mustBuiltinFile(name+".plan"))
 		if err != nil {
 			t.Fatal(err)
