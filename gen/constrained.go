@@ -2,12 +2,10 @@ package gen
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"github.com/shakedown-robotics/shakedown/geom"
-	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -75,11 +73,10 @@ type Test struct {
 // Leg is a straight flight segment, in the competition's x/y.
 type Leg struct{ A, B geom.Vec2 }
 
-// LongestLeg returns the leg of m whose part inside area is longest: the
-// segment the constrained generator places obstacles on. Legs run between
-// consecutive item positions, starting at home.
-func LongestLeg(m scenario.Mission, area world.Area) (Leg, error) {
-	path := m.Path()
+// LongestLeg returns the leg of the mission path (home, then each item's
+// position, as scenario.Mission.Path gives it) whose part inside area is
+// longest: the segment the constrained generator places obstacles on.
+func LongestLeg(path []geom.Vec3, area world.Area) (Leg, error) {
 	best, bestLen := Leg{}, 0.0
 	for i := 1; i < len(path); i++ {
 		l := Leg{A: path[i-1].XY(), B: path[i].XY()}
@@ -88,7 +85,7 @@ func LongestLeg(m scenario.Mission, area world.Area) (Leg, error) {
 		}
 	}
 	if bestLen == 0 {
-		return Leg{}, fmt.Errorf("gen: mission %s has no leg inside the placement area", m.Name)
+		return Leg{}, errors.New("gen: no leg of the mission crosses the placement area")
 	}
 	return best, nil
 }
@@ -116,12 +113,14 @@ func insideLength(l Leg, a world.Area) float64 {
 	return (t1 - t0) * d.Norm()
 }
 
-// Generator draws tests for one leg inside a placement area under the
-// competition's rules.
+// Generator draws tests for one leg inside a placement area.
 type Generator struct {
-	Leg   Leg
-	Area  world.Area
-	Rules scenario.Rules
+	Leg  Leg
+	Area world.Area
+	// Valid reports whether a test obeys the rules in force, for example
+	// scenario.DefaultRules.Check with Area as the placement area; nil
+	// accepts every test whose footprints lie in Area without overlapping.
+	Valid func([]world.Box) bool
 	// MaxTries bounds the rejection sampling of one test; 0 means 10000.
 	MaxTries int
 }
@@ -142,9 +141,16 @@ func footprint(rng *rand.Rand, long, aspect float64) (l, w float64) {
 	return short, long
 }
 
+// valueTries is how many times Constrained redraws the values of one
+// combination of categories before it gives the combination up.
+const valueTries = 50
+
 // Constrained draws one test by semantic sampling: one category of each
-// feature uniformly, then values uniformly within the categories' ranges;
-// draws that break the rules (outside the area, overlapping) are redrawn.
+// feature uniformly, then values uniformly within the categories' ranges.
+// Values that break the rules (outside the area, overlapping) are redrawn
+// within the same categories; a combination that yields no valid test in
+// valueTries draws is replaced, so combinations that hardly fit the area
+// (large boxes, wide passages) are somewhat rarer than the rest.
 func (g Generator) Constrained(rng *rand.Rand) (Test, error) {
 	tries := g.MaxTries
 	if tries == 0 {
@@ -158,43 +164,50 @@ func (g Generator) Constrained(rng *rand.Rand) (Test, error) {
 	u := dir.Scale(1 / legLen)
 	n := geom.Vec2{X: -u.Y, Y: u.X} // left of the direction of flight
 	heading := math.Atan2(u.Y, u.X)
-	for range tries {
+	for range tries / valueTries {
+		// One category of each feature, uniformly...
 		lab := &Labels{}
-		var boxes [2]world.Box
+		var sz, as, ro [2]Category
 		for k := range 2 {
-			sz, as, ro := pick(rng, Sizes), pick(rng, Aspects), pick(rng, Rotations)
-			lab.Size[k], lab.Aspect[k], lab.Rotation[k] = sz.Name, as.Name, ro.Name
-			l, w := footprint(rng, sz.Span.sample(rng), as.Span.sample(rng))
-			boxes[k] = world.Box{L: l, W: w, H: HeightM, R: ro.Span.sample(rng)}
+			sz[k], as[k], ro[k] = pick(rng, Sizes), pick(rng, Aspects), pick(rng, Rotations)
+			lab.Size[k], lab.Aspect[k], lab.Rotation[k] = sz[k].Name, as[k].Name, ro[k].Name
 		}
-		// Obstacle 1 on the leg.
-		in := pick(rng, Intrusions)
-		lab.Intrusion = in.Name
-		s := rng.Float64() * legLen
-		b1 := boxes[0]
-		half := halfExtent(b1, n)
-		var off float64
-		if in.Name == "beside" {
-			off = half + in.Span.sample(rng)
-		} else {
-			off = half * in.Span.sample(rng)
-		}
-		if rng.IntN(2) == 0 {
-			off = -off
-		}
-		c1 := g.Leg.A.Add(u.Scale(s)).Add(n.Scale(off))
-		b1.X, b1.Y = c1.X, c1.Y
-		// Obstacle 2 in a sector of obstacle 1, a passage away.
-		sec, pas := pick(rng, Sectors), pick(rng, Passages)
-		lab.Sector, lab.Passage = sec.Name, pas.Name
-		ang := heading + sec.Span.sample(rng)*math.Pi/180
-		b2, ok := placeAtGap(b1, boxes[1], geom.Vec2{X: math.Cos(ang), Y: math.Sin(ang)}, pas.Span.sample(rng))
-		if !ok {
-			continue
-		}
-		obs := []world.Box{b1, b2}
-		if g.valid(obs) {
-			return Test{Obstacles: obs, Labels: lab}, nil
+		in, sec, pas := pick(rng, Intrusions), pick(rng, Sectors), pick(rng, Passages)
+		lab.Intrusion, lab.Sector, lab.Passage = in.Name, sec.Name, pas.Name
+		// ...then values within them, redrawn (keeping the categories)
+		// until the test is valid, so that rejections do not skew the
+		// balance of categories.
+		for range valueTries {
+			var boxes [2]world.Box
+			for k := range 2 {
+				l, w := footprint(rng, sz[k].Span.sample(rng), as[k].Span.sample(rng))
+				boxes[k] = world.Box{L: l, W: w, H: HeightM, R: ro[k].Span.sample(rng)}
+			}
+			// Obstacle 1 on the leg.
+			s := rng.Float64() * legLen
+			b1 := boxes[0]
+			half := halfExtent(b1, n)
+			var off float64
+			if in.Name == "beside" {
+				off = half + in.Span.sample(rng)
+			} else {
+				off = half * in.Span.sample(rng)
+			}
+			if rng.IntN(2) == 0 {
+				off = -off
+			}
+			c1 := g.Leg.A.Add(u.Scale(s)).Add(n.Scale(off))
+			b1.X, b1.Y = c1.X, c1.Y
+			// Obstacle 2 in a sector of obstacle 1, a passage away.
+			ang := heading + sec.Span.sample(rng)*math.Pi/180
+			b2, ok := placeAtGap(b1, boxes[1], geom.Vec2{X: math.Cos(ang), Y: math.Sin(ang)}, pas.Span.sample(rng))
+			if !ok {
+				continue
+			}
+			obs := []world.Box{b1, b2}
+			if g.valid(obs) {
+				return Test{Obstacles: obs, Labels: lab}, nil
+			}
 		}
 	}
 	return Test{}, ErrNoTest
@@ -224,9 +237,20 @@ func (g Generator) Random(rng *rand.Rand) (Test, error) {
 }
 
 func (g Generator) valid(obs []world.Box) bool {
-	r := g.Rules
-	r.Area = g.Area
-	return r.Check(obs) == nil
+	if g.Valid != nil {
+		return g.Valid(obs)
+	}
+	for i, b := range obs {
+		if !g.Area.ContainsBox(b) {
+			return false
+		}
+		for _, c := range obs[:i] {
+			if b.Overlaps(c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // halfExtent is half the width of b's footprint measured along the unit

@@ -121,11 +121,11 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 	if err != nil {
 		return err
 	}
-	leg, err := gen.LongestLeg(cs.Mission, world.DefaultArea)
+	leg, err := gen.LongestLeg(cs.Mission.Path(), world.DefaultArea)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", cs.Name, err)
 	}
-	g := gen.Generator{Leg: leg, Area: world.DefaultArea, Rules: scenario.DefaultRules}
+	g := gen.Generator{Leg: leg, Area: world.DefaultArea, Valid: func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }}
 	rng := rand.New(rand.NewPCG(f.seed, 0xda7a))
 	tests := make([]gen.Test, f.n)
 	jobs := make([]run.Job, f.n)

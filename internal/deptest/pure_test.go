@@ -18,7 +18,7 @@ const module = "github.com/shakedown-robotics/shakedown"
 // pure lists the packages DESIGN.md calls pure, by directory below the
 // module root. New pure packages are added here as they land.
 var pure = []string{
-	"geom", "world", "sim", "sim/quad", "control", "autopilot", "avoid", "trace",
+	"geom", "world", "sim", "sim/quad", "control", "autopilot", "avoid", "gen", "trace",
 }
 
 // adapters are packages that own I/O, sockets or goroutines; a pure package
