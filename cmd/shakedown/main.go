@@ -60,6 +60,6 @@ Competition does.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd())
+	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd())
 	return root
 }
