@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/shakedown-robotics/shakedown/gen"
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/sim"
 	"github.com/shakedown-robotics/shakedown/trace"
 	"github.com/shakedown-robotics/shakedown/world"
 )
@@ -209,4 +214,42 @@ func BenchmarkFlyMission2(b *testing.B) {
 	}
 	b.ReportMetric(simS, "sim-s/op")
 	b.ReportMetric(simS/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
+}
+
+// BenchmarkConstrainedTests flies 40 constrained-random tests of the
+// canonical mission one after another (gusts 0.3 m/s, avoidance autopilot)
+// and reports the median wall time of one test beside the mean.
+func BenchmarkConstrainedTests(b *testing.B) {
+	cs := builtin(b, "canonical")
+	leg, err := gen.LongestLeg(cs.Mission.Path(), world.DefaultArea)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := gen.Generator{Leg: leg, Area: world.DefaultArea}
+	rng := rand.New(rand.NewPCG(1, 2))
+	cases := make([]*scenario.CaseStudy, 40)
+	for i := range cases {
+		tc, err := g.Constrained(rng)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := *cs
+		c.Obstacles = tc.Obstacles
+		cases[i] = &c
+	}
+	wind := sim.WindConfig{GustSigmaMS: 0.3, GustTauS: 2}
+	var durs []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, c := range cases {
+			t0 := time.Now()
+			if _, _, err := run.Fly(context.Background(), c, run.Options{Seed: uint64(i), Wind: wind}); err != nil {
+				b.Fatal(err)
+			}
+			durs = append(durs, time.Since(t0))
+		}
+	}
+	slices.Sort(durs)
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms/test")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*len(cases)), "mean-ms/test")
 }

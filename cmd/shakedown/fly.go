@@ -28,6 +28,7 @@ type flyFlags struct {
 	timeout   float64
 	rules     string
 	autopilot string
+	gust      float64
 }
 
 func newFlyCmd() *cobra.Command {
@@ -61,6 +62,7 @@ input.`,
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` before the flight is stopped")
 	fl.StringVar(&f.rules, "rules", "2025", "obstacle validity rules: 2024, 2025 or 2026")
 	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotAvoid, "avoid (PX4-like with the obstacle-avoidance planner) or plain")
+	fl.Float64Var(&f.gust, "gust", 0, "wind gust standard deviation, m/s (0 = calm; run and dataset use 0.3)")
 	return cmd
 }
 
@@ -105,7 +107,11 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 	if f.autopilot != run.AutopilotAvoid && f.autopilot != run.AutopilotPlain {
 		return fmt.Errorf("--autopilot %q: want %s or %s", f.autopilot, run.AutopilotAvoid, run.AutopilotPlain)
 	}
-	res, _, err := run.Fly(ctx, cs, run.Options{Seed: f.seed, TimeoutS: f.timeout, Autopilot: f.autopilot})
+	wind, err := windFor(f.gust)
+	if err != nil {
+		return err
+	}
+	res, _, err := run.Fly(ctx, cs, run.Options{Seed: f.seed, TimeoutS: f.timeout, Autopilot: f.autopilot, Wind: wind})
 	if err != nil {
 		return err
 	}
