@@ -68,6 +68,7 @@ type Result struct {
 	Mission       string          `json:"mission"`
 	Seed          uint64          `json:"seed"`
 	Completed     bool            `json:"completed"`
+	TimedOut      bool            `json:"timed_out"` // stopped at the time limit; the partial flight is still judged
 	Reason        string          `json:"reason"`
 	FlightTimeS   float64         `json:"flight_time_s"`
 	SimTimeS      float64         `json:"sim_time_s"`
@@ -238,6 +239,7 @@ func judge(cs *scenario.CaseStudy, s *vehicle.Sim, tel vehicle.Telemetry, timedO
 		r.Completed = true
 		r.Reason = fmt.Sprintf("mission complete: landed and disarmed at (%.2f, %.2f)", tel.Pos.X, tel.Pos.Y)
 	case timedOut:
+		r.TimedOut = true
 		r.Reason = fmt.Sprintf("timeout: mission not finished after %g s (at item %d of %d)", timeoutS, tel.MissionItem+1, len(cs.Mission.Items))
 	default:
 		r.Reason = fmt.Sprintf("disarmed before the mission ended (at item %d of %d)", tel.MissionItem+1, len(cs.Mission.Items))

@@ -60,6 +60,6 @@ Competition does.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd())
+	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd())
 	return root
 }

@@ -19,6 +19,7 @@ const module = "github.com/shakedown-robotics/shakedown"
 // module root. New pure packages are added here as they land.
 var pure = []string{
 	"geom", "world", "sim", "sim/quad", "control", "autopilot", "avoid", "gen", "trace",
+	"score", "score/dtw", "ulog",
 }
 
 // adapters are packages that own I/O, sockets or goroutines; a pure package
