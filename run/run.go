@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -45,12 +46,15 @@ const (
 
 // Options configure a flight. Zero values mean the defaults named.
 type Options struct {
-	Autopilot string         // AutopilotAvoid ("" too) or AutopilotPlain
-	Avoid     *avoid.Config  // the planner's parameters; nil = avoid.DefaultConfig()
-	Seed      uint64         // seeds the simulator's noise and gusts
-	TimeoutS  float64        // simulated seconds; 0 = DefaultTimeoutS
-	Wind      sim.WindConfig // zero = calm air
-	Range     quad.RangeConfig
+	Autopilot string        // AutopilotAvoid ("" too) or AutopilotPlain
+	Avoid     *avoid.Config // the planner's parameters; nil = avoid.DefaultConfig()
+	// Record, when not nil, receives the flight as an MCAP file (package
+	// flightlog): poses, paths, scene, events and telemetry at 10 Hz.
+	Record   io.Writer
+	Seed     uint64         // seeds the simulator's noise and gusts
+	TimeoutS float64        // simulated seconds; 0 = DefaultTimeoutS
+	Wind     sim.WindConfig // zero = calm air
+	Range    quad.RangeConfig
 }
 
 // Collision is a contact between the vehicle and an obstacle or the ground.
@@ -133,6 +137,10 @@ func Items(m scenario.Mission) ([]vehicle.MissionItem, error) {
 // its PX4 parameters applied to the autopilot. The ignored parameters are
 // those with no effect in the embedded simulator.
 func NewSim(cs *scenario.CaseStudy, opt Options) (*vehicle.Sim, []string, error) {
+	return newSim(cs, opt, nil)
+}
+
+func newSim(cs *scenario.CaseStudy, opt Options, rec *recorder) (*vehicle.Sim, []string, error) {
 	ap := autopilot.DefaultConfig()
 	ignored, err := autopilot.ApplyParams(&ap, cs.Params)
 	if err != nil {
@@ -143,6 +151,9 @@ func NewSim(cs *scenario.CaseStudy, opt Options) (*vehicle.Sim, []string, error)
 		Autopilot: ap,
 		Scene:     world.Scene{Boxes: cs.Obstacles, Area: world.DefaultArea},
 		Seed:      opt.Seed,
+	}
+	if rec != nil {
+		cfg.OnRecord = rec.sample
 	}
 	switch opt.Autopilot {
 	case "", AutopilotAvoid:
@@ -176,7 +187,13 @@ func Fly(ctx context.Context, cs *scenario.CaseStudy, opt Options) (*Result, *ve
 	if err != nil {
 		return nil, nil, err
 	}
-	s, ignored, err := NewSim(cs, opt)
+	var rec *recorder
+	if opt.Record != nil {
+		if rec, err = newRecorder(opt.Record, cs); err != nil {
+			return nil, nil, err
+		}
+	}
+	s, ignored, err := newSim(cs, opt, rec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,6 +228,11 @@ func Fly(ctx context.Context, cs *scenario.CaseStudy, opt Options) (*Result, *ve
 	}
 	r := judge(cs, s, tel, timedOut, opt.TimeoutS)
 	r.Seed, r.Ignored = opt.Seed, ignored
+	if rec != nil {
+		if err := rec.finish(s, r); err != nil {
+			return nil, nil, err
+		}
+	}
 	return r, s, nil
 }
 

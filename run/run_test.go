@@ -203,17 +203,23 @@ func TestBadOptions(t *testing.T) {
 }
 
 // BenchmarkFlyMission2 is the wall time of the whole obstacle-free mission2
-// flight (arm to disarm, about 65 simulated seconds).
+// flight (arm to disarm) with the plain autopilot (about 65 simulated
+// seconds at 5 m/s) and with the avoidance autopilot (about 92 s at 2 m/s,
+// with the depth camera and the planner running).
 func BenchmarkFlyMission2(b *testing.B) {
 	cs := builtin(b, "mission2")
-	b.ReportAllocs()
-	var simS float64
-	for b.Loop() {
-		r := fly(b, cs, run.Options{Seed: 1})
-		simS = r.SimTimeS
+	for _, ap := range []string{run.AutopilotPlain, run.AutopilotAvoid} {
+		b.Run(ap, func(b *testing.B) {
+			b.ReportAllocs()
+			var simS float64
+			for b.Loop() {
+				r := fly(b, cs, run.Options{Seed: 1, Autopilot: ap})
+				simS = r.SimTimeS
+			}
+			b.ReportMetric(simS, "sim-s/op")
+			b.ReportMetric(simS/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
+		})
 	}
-	b.ReportMetric(simS, "sim-s/op")
-	b.ReportMetric(simS/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
 }
 
 // BenchmarkConstrainedTests flies 40 constrained-random tests of the
@@ -252,4 +258,37 @@ func BenchmarkConstrainedTests(b *testing.B) {
 	slices.Sort(durs)
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms/test")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*len(cases)), "mean-ms/test")
+}
+
+// BenchmarkFlyMission2Record is BenchmarkFlyMission2 with the flight
+// recorded to MCAP in memory; it reports the file size per simulated minute.
+func BenchmarkFlyMission2Record(b *testing.B) {
+	cs := builtin(b, "mission2")
+	b.ReportAllocs()
+	var size, simS float64
+	for b.Loop() {
+		var buf bytes.Buffer
+		r, _, err := run.Fly(context.Background(), cs, run.Options{Seed: 1, Record: &buf})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size, simS = float64(buf.Len()), r.SimTimeS
+	}
+	b.ReportMetric(size/1024/(simS/60), "KiB/sim-min")
+}
+
+func TestRecord(t *testing.T) {
+	cs := builtin(t, "mission1")
+	var buf bytes.Buffer
+	r, _, err := run.Fly(context.Background(), cs, run.Options{Seed: 1, Record: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _, _ := run.Fly(context.Background(), cs, run.Options{Seed: 1})
+	if r.FlightTimeS != plain.FlightTimeS || r.PathLengthM != plain.PathLengthM {
+		t.Errorf("recording changed the flight: %v/%v vs %v/%v", r.FlightTimeS, r.PathLengthM, plain.FlightTimeS, plain.PathLengthM)
+	}
+	if !bytes.HasPrefix(buf.Bytes(), []byte("\x89MCAP0\r\n")) {
+		t.Errorf("not an MCAP file: % x", buf.Bytes()[:8])
+	}
 }

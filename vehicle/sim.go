@@ -29,6 +29,9 @@ type SimConfig struct {
 	// legs, fed by the range sensor (a forward depth camera of 32 × 3 rays
 	// unless Quad.Range says otherwise).
 	Avoid *avoid.Config
+	// OnRecord, when not nil, is called each time the ground-truth trace
+	// gets a sample (RecordHz), after that step: a flight recorder's hook.
+	OnRecord func(*Sim)
 }
 
 // Sim is the embedded simulator as a Vehicle: a quad.Quad flown by an
@@ -53,6 +56,7 @@ type Sim struct {
 	rangeBuf []float64
 	planner  *avoid.Planner
 	lastScan float64
+	onRecord func(*Sim)
 }
 
 var _ Vehicle = (*Sim)(nil)
@@ -71,7 +75,7 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 	if !(cfg.RecordHz > 0) || math.IsInf(cfg.RecordHz, 0) || !(cfg.EstTauS > 0) || math.IsInf(cfg.EstTauS, 0) {
 		return nil, fmt.Errorf("vehicle: record rate %v Hz and estimator time constant %v s must be finite and > 0", cfg.RecordHz, cfg.EstTauS)
 	}
-	s := &Sim{scene: cfg.Scene, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ead)), lastScan: math.Inf(-1)}
+	s := &Sim{scene: cfg.Scene, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ead)), lastScan: math.Inf(-1), onRecord: cfg.OnRecord}
 	s.scene.Boxes = append([]world.Box(nil), cfg.Scene.Boxes...)
 	if cfg.Avoid != nil {
 		p, err := avoid.New(*cfg.Avoid)
@@ -172,6 +176,9 @@ func (s *Sim) Step() {
 	s.steps++
 	if s.steps%s.recEvery == 0 {
 		s.record()
+		if s.onRecord != nil {
+			s.onRecord(s)
+		}
 	}
 }
 

@@ -29,6 +29,7 @@ type flyFlags struct {
 	rules     string
 	autopilot string
 	gust      float64
+	record    string
 }
 
 func newFlyCmd() *cobra.Command {
@@ -63,6 +64,7 @@ input.`,
 	fl.StringVar(&f.rules, "rules", "2025", "obstacle validity rules: 2024, 2025 or 2026")
 	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotAvoid, "avoid (PX4-like with the obstacle-avoidance planner) or plain")
 	fl.Float64Var(&f.gust, "gust", 0, "wind gust standard deviation, m/s (0 = calm; run and dataset use 0.3)")
+	fl.StringVar(&f.record, "record", "", "write the flight as an MCAP `FILE` for Foxglove")
 	return cmd
 }
 
@@ -111,9 +113,19 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 	if err != nil {
 		return err
 	}
-	res, _, err := run.Fly(ctx, cs, run.Options{Seed: f.seed, TimeoutS: f.timeout, Autopilot: f.autopilot, Wind: wind})
+	opt := run.Options{Seed: f.seed, TimeoutS: f.timeout, Autopilot: f.autopilot, Wind: wind}
+	var mcap bytes.Buffer
+	if f.record != "" {
+		opt.Record = &mcap
+	}
+	res, _, err := run.Fly(ctx, cs, opt)
 	if err != nil {
 		return err
+	}
+	if f.record != "" {
+		if err := writeAtomic(f.record, mcap.Bytes()); err != nil {
+			return err
+		}
 	}
 	if f.out != "" {
 		if err := writeOutputs(f.out, cs, res); err != nil {

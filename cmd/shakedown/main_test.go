@@ -177,3 +177,23 @@ func TestMissions(t *testing.T) {
 		t.Errorf("mission2's waypoint (-6.84, 53.97) not listed:\n%s", out)
 	}
 }
+
+func TestFlyRecord(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "flight.mcap")
+	if code, _, e := sh(t, "fly", "mission1", "--record", f); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89MCAP0\r\n")) {
+		t.Fatalf("no MCAP file written: %v", err)
+	}
+	// Bad input writes no recording.
+	g := filepath.Join(dir, "bad.mcap")
+	if code, _, _ := sh(t, "fly", "mission1", "--obstacle", "1,1,1", "--record", g); code != 2 {
+		t.Fatalf("exit %d; want 2", code)
+	}
+	if _, err := os.Stat(g); err == nil {
+		t.Error("a recording was written for bad input")
+	}
+}

@@ -31,6 +31,7 @@ type runFlags struct {
 	rules     string
 	timeout   float64
 	workers   int
+	record    bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -49,7 +50,8 @@ stops everything before anything is simulated.
 
 --out writes, per test, a plot of the run that came closest (the trajectory
 over the obstacles with the closest approach marked and its distance), each
-run's trajectory CSV, and results.json for all tests.
+run's trajectory CSV, and results.json for all tests; with --record, each
+run's MCAP flight log too.
 
 Exit status: 0 all tests passed, 1 some test came closer than 1.5 m or
 collided, 2 bad input.`,
@@ -70,6 +72,7 @@ collided, 2 bad input.`,
 	fl.StringVar(&f.rules, "rules", "2025", "validity rules: 2024, 2025 or 2026")
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` per run (the competition's 500)")
 	fl.IntVar(&f.workers, "workers", 0, "simulations in parallel (0 = one per core)")
+	fl.BoolVar(&f.record, "record", false, "with --out, also write each run as an MCAP flight log for Foxglove")
 	return cmd
 }
 
@@ -116,6 +119,9 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	if err != nil {
 		return err
 	}
+	if f.record && f.out == "" {
+		return fmt.Errorf("--record needs --out DIR")
+	}
 	// Load and check every test before simulating any.
 	cases := make([]*scenario.CaseStudy, len(files))
 	names := make([]string, len(files))
@@ -137,10 +143,16 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		names[i] = name
 	}
 	var jobs []run.Job
+	var logs []*bytes.Buffer
 	for i, cs := range cases {
 		for k := range f.runs {
-			jobs = append(jobs, run.Job{Case: cs, Opt: run.Options{
-				Seed: run.RunSeed(f.seed, i*f.runs+k), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot}})
+			opt := run.Options{Seed: run.RunSeed(f.seed, i*f.runs+k), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot}
+			if f.record {
+				b := new(bytes.Buffer)
+				logs = append(logs, b)
+				opt.Record = b
+			}
+			jobs = append(jobs, run.Job{Case: cs, Opt: opt})
 		}
 	}
 	results, err := run.Batch(ctx, jobs, f.workers, f.out != "", nil)
@@ -161,7 +173,7 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		out[i] = tr
 	}
 	if f.out != "" {
-		if err := writeRunOutputs(f.out, names, cases, out); err != nil {
+		if err := writeRunOutputs(f.out, names, cases, out, logs); err != nil {
 			return err
 		}
 	}
@@ -205,7 +217,7 @@ func printTest(w io.Writer, name string, tr testResult) {
 }
 
 // writeRunOutputs renders all files first, then writes them atomically.
-func writeRunOutputs(dir string, names []string, cases []*scenario.CaseStudy, out []testResult) error {
+func writeRunOutputs(dir string, names []string, cases []*scenario.CaseStudy, out []testResult, logs []*bytes.Buffer) error {
 	type file struct {
 		name string
 		data []byte
@@ -226,6 +238,9 @@ func writeRunOutputs(dir string, names []string, cases []*scenario.CaseStudy, ou
 				return err
 			}
 			files = append(files, file{fmt.Sprintf("%s-run%d.csv", names[i], k+1), b.Bytes()})
+			if logs != nil {
+				files = append(files, file{fmt.Sprintf("%s-run%d.mcap", names[i], k+1), logs[i*len(tr.Runs)+k].Bytes()})
+			}
 		}
 		title := fmt.Sprintf("%s (%s): %s", names[i], tr.Mission, tr.Summary.Verdict)
 		note := "no obstacles"

@@ -1,0 +1,364 @@
+// Package flightlog writes flights as MCAP files that Foxglove opens with
+// no configuration: the vehicle pose, the flown and the ideal path, the
+// obstacles and the placement area as a 3-D scene, the frame transform,
+// events as log lines, and the raw telemetry (IMU, GNSS, battery, range) on
+// their own channels, every message JSON with a JSON Schema under the
+// well-known foxglove.* names (deps.md §2).
+//
+// Foxglove's 3-D panel draws +z up, so positions are written in ENU
+// (x East, y North, z Up) in the frame "world", converted from Shakedown's
+// NED; the vehicle's frame is "base_link" (FLU).
+package flightlog
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/foxglove/mcap/go/mcap"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+// Topics written by a Writer.
+const (
+	TopicPose      = "/vehicle/pose"
+	TopicTF        = "/tf"
+	TopicFlown     = "/path/flown"
+	TopicIdeal     = "/path/ideal"
+	TopicScene     = "/scene"
+	TopicEvents    = "/events"
+	TopicIMU       = "/telemetry/imu"
+	TopicGNSS      = "/telemetry/gnss"
+	TopicGNSSFix   = "/telemetry/gnss_fix"
+	TopicBattery   = "/telemetry/battery"
+	TopicRange     = "/telemetry/range"
+	WorldFrame     = "world"
+	BodyFrame      = "base_link"
+	library        = "shakedown flightlog"
+	flownEveryS    = 2.0 // the flown path is re-published every 2 s
+	flownStepS     = 0.5 // with one point per 0.5 s (Aerialist's resampling period)
+	maxFlownPoints = 20000
+)
+
+// Writer writes one flight. Its methods take the time of the message in
+// seconds since the start of the flight; they must be called in time order
+// and not concurrently.
+type Writer struct {
+	w        *mcap.Writer
+	channels map[string]uint16
+	seq      map[uint16]uint32
+	flown    []pose
+	lastFlow float64
+	err      error
+}
+
+type pose struct {
+	t   float64
+	pos geom.Vec3
+	att geom.Quat
+}
+
+// New starts an MCAP file on out (chunked, zstd, with CRCs and an index).
+func New(out io.Writer) (*Writer, error) {
+	mw, err := mcap.NewWriter(out, &mcap.WriterOptions{Chunked: true, ChunkSize: 1 << 20, Compression: mcap.CompressionZSTD, IncludeCRC: true})
+	if err != nil {
+		return nil, fmt.Errorf("flightlog: %w", err)
+	}
+	if err := mw.WriteHeader(&mcap.Header{Profile: "", Library: library}); err != nil {
+		return nil, fmt.Errorf("flightlog: %w", err)
+	}
+	w := &Writer{w: mw, channels: map[string]uint16{}, seq: map[uint16]uint32{}, lastFlow: math.Inf(-1)}
+	for i, c := range channelDefs {
+		sid := uint16(i + 1)
+		if err := mw.WriteSchema(&mcap.Schema{ID: sid, Name: c.schema, Encoding: "jsonschema", Data: []byte(schemas[c.schema])}); err != nil {
+			return nil, fmt.Errorf("flightlog: %w", err)
+		}
+		if err := mw.WriteChannel(&mcap.Channel{ID: sid, SchemaID: sid, Topic: c.topic, MessageEncoding: "json"}); err != nil {
+			return nil, fmt.Errorf("flightlog: %w", err)
+		}
+		w.channels[c.topic] = sid
+	}
+	return w, nil
+}
+
+var channelDefs = []struct{ topic, schema string }{
+	{TopicPose, "foxglove.PoseInFrame"},
+	{TopicTF, "foxglove.FrameTransform"},
+	{TopicFlown, "foxglove.PosesInFrame"},
+	{TopicIdeal, "foxglove.PosesInFrame"},
+	{TopicScene, "foxglove.SceneUpdate"},
+	{TopicEvents, "foxglove.Log"},
+	{TopicIMU, "shakedown.IMU"},
+	{TopicGNSS, "shakedown.GNSS"},
+	{TopicGNSSFix, "foxglove.LocationFix"},
+	{TopicBattery, "shakedown.Battery"},
+	{TopicRange, "shakedown.Range"},
+}
+
+// Close finishes the file (summary and index); it does not close the
+// underlying writer. It returns the first error of any earlier call.
+func (w *Writer) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.w.Close(); err != nil {
+		return fmt.Errorf("flightlog: %w", err)
+	}
+	return nil
+}
+
+func (w *Writer) write(topic string, t float64, v any) {
+	if w.err != nil {
+		return
+	}
+	if !(t >= 0) || math.IsInf(t, 0) {
+		w.err = fmt.Errorf("flightlog: %s: time %v is not a finite time ≥ 0", topic, t)
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		w.err = fmt.Errorf("flightlog: %s: %w", topic, err)
+		return
+	}
+	id := w.channels[topic]
+	ns := uint64(math.Round(t * 1e9))
+	w.seq[id]++
+	if err := w.w.WriteMessage(&mcap.Message{ChannelID: id, Sequence: w.seq[id], LogTime: ns, PublishTime: ns, Data: b}); err != nil {
+		w.err = fmt.Errorf("flightlog: %w", err)
+	}
+}
+
+// Foxglove message types (the JSON field names of the foxglove schemas).
+type (
+	stamp struct {
+		Sec  uint32 `json:"sec"`
+		Nsec uint32 `json:"nsec"`
+	}
+	vec3 struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		Z float64 `json:"z"`
+	}
+	quat struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		Z float64 `json:"z"`
+		W float64 `json:"w"`
+	}
+	fgPose struct {
+		Position    vec3 `json:"position"`
+		Orientation quat `json:"orientation"`
+	}
+	poseInFrame struct {
+		Timestamp stamp  `json:"timestamp"`
+		FrameID   string `json:"frame_id"`
+		Pose      fgPose `json:"pose"`
+	}
+	posesInFrame struct {
+		Timestamp stamp    `json:"timestamp"`
+		FrameID   string   `json:"frame_id"`
+		Poses     []fgPose `json:"poses"`
+	}
+	frameTransform struct {
+		Timestamp     stamp  `json:"timestamp"`
+		ParentFrameID string `json:"parent_frame_id"`
+		ChildFrameID  string `json:"child_frame_id"`
+		Translation   vec3   `json:"translation"`
+		Rotation      quat   `json:"rotation"`
+	}
+	color struct {
+		R float64 `json:"r"`
+		G float64 `json:"g"`
+		B float64 `json:"b"`
+		A float64 `json:"a"`
+	}
+	cube struct {
+		Pose  fgPose `json:"pose"`
+		Size  vec3   `json:"size"`
+		Color color  `json:"color"`
+	}
+	sceneEntity struct {
+		Timestamp   stamp  `json:"timestamp"`
+		FrameID     string `json:"frame_id"`
+		ID          string `json:"id"`
+		Lifetime    stamp  `json:"lifetime"`
+		FrameLocked bool   `json:"frame_locked"`
+		Cubes       []cube `json:"cubes"`
+	}
+	sceneUpdate struct {
+		Deletions []struct{}    `json:"deletions"`
+		Entities  []sceneEntity `json:"entities"`
+	}
+	logLine struct {
+		Timestamp stamp  `json:"timestamp"`
+		Level     int    `json:"level"`
+		Message   string `json:"message"`
+		Name      string `json:"name"`
+		File      string `json:"file"`
+		Line      uint32 `json:"line"`
+	}
+)
+
+func ts(t float64) stamp {
+	s := math.Floor(t)
+	return stamp{Sec: uint32(s), Nsec: uint32(math.Round((t - s) * 1e9))}
+}
+
+// enu converts a NED position to Foxglove's ENU world.
+func enu(p geom.Vec3) vec3 { return vec3{X: p.Y, Y: p.X, Z: -p.Z} }
+
+// enuAtt converts a body FRD → NED attitude into body FLU → ENU.
+func enuAtt(q geom.Quat) quat {
+	// q_enu_flu = q(NED→ENU) ⊗ q_ned_frd ⊗ q(FLU→FRD); both fixed rotations
+	// are 180° turns: NED→ENU about (1, 1, 0)/√2, FRD↔FLU about x.
+	s := 1 / math.Sqrt2
+	nedToEnu := geom.Quat{W: 0, X: s, Y: s, Z: 0}
+	fluToFrd := geom.Quat{W: 0, X: 1}
+	r := nedToEnu.Mul(q).Mul(fluToFrd)
+	return quat{X: r.X, Y: r.Y, Z: r.Z, W: r.W}
+}
+
+// Pose records the vehicle's pose (NED) at t: the pose, the world →
+// base_link transform, and the flown path (re-published once a second).
+func (w *Writer) Pose(t float64, pos geom.Vec3, att geom.Quat) {
+	p := fgPose{Position: enu(pos), Orientation: enuAtt(att)}
+	w.write(TopicPose, t, poseInFrame{Timestamp: ts(t), FrameID: WorldFrame, Pose: p})
+	w.write(TopicTF, t, frameTransform{Timestamp: ts(t), ParentFrameID: WorldFrame, ChildFrameID: BodyFrame, Translation: p.Position, Rotation: p.Orientation})
+	if n := len(w.flown); n < maxFlownPoints && (n == 0 || t-w.flown[n-1].t >= flownStepS-1e-9) {
+		w.flown = append(w.flown, pose{t, pos, att})
+	}
+	if t-w.lastFlow >= flownEveryS {
+		w.lastFlow = t
+		w.flownPath(t)
+	}
+}
+
+func (w *Writer) flownPath(t float64) {
+	ps := make([]fgPose, len(w.flown))
+	for i, p := range w.flown {
+		ps[i] = fgPose{Position: enu(p.pos), Orientation: enuAtt(p.att)}
+	}
+	w.write(TopicFlown, t, posesInFrame{Timestamp: ts(t), FrameID: WorldFrame, Poses: ps})
+}
+
+// Finish publishes the final flown path at t; call it before Close.
+func (w *Writer) Finish(t float64) { w.flownPath(t) }
+
+// IdealPath records the planned path (NED points) at t.
+func (w *Writer) IdealPath(t float64, path []geom.Vec3) {
+	ps := make([]fgPose, len(path))
+	for i, p := range path {
+		ps[i] = fgPose{Position: enu(p), Orientation: quat{W: 1}}
+	}
+	w.write(TopicIdeal, t, posesInFrame{Timestamp: ts(t), FrameID: WorldFrame, Poses: ps})
+}
+
+// Scene records the obstacles as translucent cubes and the placement area
+// as a thin flat cube at ground level, at t.
+func (w *Writer) Scene(t float64, area *world.Area, boxes []world.Box) {
+	var ents []sceneEntity
+	for i, b := range boxes {
+		// In ENU the box's l side runs along North turned by r toward East:
+		// a rotation of −r about z with l along the cube's y.
+		s, c := math.Sincos(-b.R * math.Pi / 360)
+		cu := cube{
+			Pose:  fgPose{Position: vec3{X: b.Y, Y: b.X, Z: b.Z + b.H/2}, Orientation: quat{Z: s, W: c}},
+			Size:  vec3{X: b.W, Y: b.L, Z: b.H},
+			Color: color{R: 1, G: 0.5, B: 0.05, A: 0.6},
+		}
+		ents = append(ents, sceneEntity{Timestamp: ts(t), FrameID: WorldFrame, ID: fmt.Sprintf("obstacle-%d", i+1), Cubes: []cube{cu}})
+	}
+	if area != nil {
+		cu := cube{
+			Pose:  fgPose{Position: vec3{X: (area.MinY + area.MaxY) / 2, Y: (area.MinX + area.MaxX) / 2, Z: 0.01}, Orientation: quat{W: 1}},
+			Size:  vec3{X: area.MaxY - area.MinY, Y: area.MaxX - area.MinX, Z: 0.02},
+			Color: color{R: 0.85, G: 0.15, B: 0.15, A: 0.15},
+		}
+		ents = append(ents, sceneEntity{Timestamp: ts(t), FrameID: WorldFrame, ID: "placement-area", Cubes: []cube{cu}})
+	}
+	w.write(TopicScene, t, sceneUpdate{Deletions: []struct{}{}, Entities: ents})
+}
+
+// Log levels of foxglove.Log.
+const (
+	LevelInfo    = 2
+	LevelWarning = 3
+	LevelError   = 4
+)
+
+// Event records a log line (a status change, a black-box event) at t.
+func (w *Writer) Event(t float64, level int, name, msg string) {
+	w.write(TopicEvents, t, logLine{Timestamp: ts(t), Level: level, Message: msg, Name: name})
+}
+
+// IMU is a raw inertial sample (body FRD).
+type IMU struct {
+	AccelMS2 geom.Vec3
+	GyroRadS geom.Vec3
+}
+
+// WriteIMU records an IMU sample at t.
+func (w *Writer) WriteIMU(t float64, s IMU) {
+	w.write(TopicIMU, t, map[string]any{"timestamp": ts(t), "accel": vec3(s.AccelMS2), "gyro": vec3(s.GyroRadS)})
+}
+
+// GNSS is a receiver solution: local NED and, when Valid, latitude and
+// longitude.
+type GNSS struct {
+	Fix                 int
+	Satellites          int
+	EphM, EpvM          float64
+	Pos                 geom.Vec3
+	LatDeg, LonDeg, Alt float64
+	Valid               bool
+}
+
+// WriteGNSS records a GNSS solution at t, also as a foxglove.LocationFix for
+// the map panel when it has latitude and longitude.
+func (w *Writer) WriteGNSS(t float64, g GNSS) {
+	w.write(TopicGNSS, t, map[string]any{"timestamp": ts(t), "fix_type": g.Fix, "satellites": g.Satellites,
+		"eph": g.EphM, "epv": g.EpvM, "position": enu(g.Pos)})
+	if g.Valid {
+		status := 0
+		if g.Fix < 2 {
+			status = -1
+		}
+		w.write(TopicGNSSFix, t, map[string]any{"timestamp": ts(t), "frame_id": BodyFrame,
+			"latitude": g.LatDeg, "longitude": g.LonDeg, "altitude": g.Alt, "status": status,
+			"position_covariance":      [9]float64{g.EphM * g.EphM, 0, 0, 0, g.EphM * g.EphM, 0, 0, 0, g.EpvM * g.EpvM},
+			"position_covariance_type": 2})
+	}
+}
+
+// WriteBattery records the battery monitor at t.
+func (w *Writer) WriteBattery(t float64, voltageV, currentA, remaining float64) {
+	w.write(TopicBattery, t, map[string]any{"timestamp": ts(t), "voltage": voltageV, "current": currentA, "remaining": remaining})
+}
+
+// WriteRange records a range scan at t; NaN readings (too close) are
+// written as null.
+func (w *Writer) WriteRange(t float64, ranges []float64, maxM float64) {
+	rs := make([]*float64, len(ranges))
+	for i := range ranges {
+		if !math.IsNaN(ranges[i]) {
+			rs[i] = &ranges[i]
+		}
+	}
+	w.write(TopicRange, t, map[string]any{"timestamp": ts(t), "ranges": rs, "max": maxM, "min": minFinite(ranges)})
+}
+
+func minFinite(rs []float64) *float64 {
+	m := math.Inf(1)
+	for _, r := range rs {
+		if !math.IsNaN(r) {
+			m = math.Min(m, r)
+		}
+	}
+	if math.IsInf(m, 1) {
+		return nil
+	}
+	return &m
+}
