@@ -134,6 +134,9 @@ type Autopilot struct {
 	ld     landDetector
 	thrust float64
 	events []Event
+
+	mt motorTest // see motortest.go
+	cp cpState   // see cp.go
 }
 
 // New returns an autopilot, disarmed on the ground.
@@ -396,7 +399,7 @@ func (a *Autopilot) Update(est control.State, t, dt float64) [4]float64 {
 		a.r = ref{pos: est.Pos}
 		a.landed = true
 		a.thrust = 0
-		return [4]float64{}
+		return a.motorTestOutput(t)
 	}
 	if a.landed && (a.mode == ModeIdle || a.mode == ModeHold || a.mode == ModeLand || t-a.armT < a.cfg.SpoolUpS) {
 		return a.idle(t)
@@ -436,6 +439,7 @@ func (a *Autopilot) Update(est control.State, t, dt float64) [4]float64 {
 	case ModeLand:
 		sp = a.descend(dt)
 	}
+	sp = a.preventCollision(sp, t)
 	out := a.ctl.Update(est, sp, dt)
 	a.thrust = out.Thrust
 	a.detectLanding(est, out.Thrust, t, dt)

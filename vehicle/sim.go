@@ -57,6 +57,8 @@ type Sim struct {
 	planner  *avoid.Planner
 	lastScan float64
 	onRecord func(*Sim)
+
+	x simExt // motor tests, ESC telemetry, wiring faults, collision prevention: see motortest.go
 }
 
 var _ Vehicle = (*Sim)(nil)
@@ -166,11 +168,12 @@ func (s *Sim) Step() {
 			_ = s.planner.Observe(r.T, s.est.Pos, s.est.Att, r.Ranges, r.Dirs, r.MaxM)
 		}
 	}
+	s.feedObstacles()
 	u := s.ap.Update(s.est, s.q.Time(), s.q.StepS())
 	if ev := s.ap.Events(); len(ev) > 0 {
 		s.events = append(s.events, ev...)
 	}
-	s.q.SetMotors(u)
+	s.q.SetMotors(s.wire(u))
 	s.q.Step()
 	s.estimate()
 	s.steps++

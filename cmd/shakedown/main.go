@@ -60,6 +60,6 @@ Competition does.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd())
+	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd(), newEOLCmd())
 	return root
 }

@@ -18,7 +18,7 @@ const module = "github.com/shakedown-robotics/shakedown"
 // pure lists the packages DESIGN.md calls pure, by directory below the
 // module root. New pure packages are added here as they land.
 var pure = []string{
-	"geom", "world", "sim", "sim/quad", "control", "autopilot", "avoid", "gen", "trace",
+	"geom", "world", "sim", "sim/quad", "sim/rover", "gate", "control", "autopilot", "avoid", "gen", "trace",
 	"score", "score/dtw", "ulog",
 }
 

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakedown-robotics/shakedown/eol"
+	"github.com/shakedown-robotics/shakedown/gate"
+	"github.com/shakedown-robotics/shakedown/sim/rover"
+	"github.com/shakedown-robotics/shakedown/vehicle"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+type eolFlags struct {
+	vehicle string
+	serial  string
+	blade   bool
+	lidar   bool
+	connect string
+	runID   string
+	out     string
+	seed    uint64
+	json    bool
+	variant string
+}
+
+// eolNow is the clock the report's time comes from; tests replace it.
+var eolNow = time.Now
+
+// defaultSimSerial is the serial of the simulated robot when none is given.
+const defaultSimSerial = "SIM-0001"
+
+func newEOLCmd() *cobra.Command {
+	var f eolFlags
+	cmd := &cobra.Command{
+		Use:   "eol",
+		Short: "Run the end-of-line test of a finished robot and write its report",
+		Long: `Run the end-of-line test: every sensor, every actuator and the safety chain,
+through the robot's own sensors only, then write reports/<run-id>-eol.md (the
+table with every measured value) and reports/<run-id>-eol.json (the build
+record's end_of_line block).
+
+The mower's steps: 1 sensors, 2 wheels, 3 blade, 4 STOP, 5 watchdog,
+6 obstacle (a box 3.5 m ahead in the simulator), 7 the manual list. The
+quadrotor's: 1 sensors, 2 motor test, 3 kill switch, 4 offboard-setpoint loss,
+5 collision prevention in front of a box, 6 the manual list.
+
+Without --connect it runs on the embedded simulator. --blade=false (blade
+disconnected) and --lidar=false (no lidar fitted) make those rows SKIP.
+Exit status: 0 PASS, 1 FAIL, 2 could not run (bad flags, unreachable robot);
+nothing is written when it cannot run.`,
+		Example: `  shakedown eol
+  shakedown eol --serial MB-0001 --run-id eol-3
+  shakedown eol --serial MB-0002 --blade=false --lidar=false
+  shakedown eol --sim-variant eol-2 --run-id eol-2       # the seed's second run: FAIL
+  shakedown eol --vehicle quad --serial QD-0001 --out /tmp/reports --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runEOL(cmd.Context(), cmd.OutOrStdout(), f, cmd.Flags().Changed("serial"), cmd.Flags().Changed("blade"))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.vehicle, "vehicle", "mower", "the robot: `mower` or quad")
+	fl.StringVar(&f.serial, "serial", "", "the robot's serial number, for the report and the build record (default "+defaultSimSerial+" in the simulator; required with --connect)")
+	fl.BoolVar(&f.blade, "blade", true, "the blade is connected (mower); false makes the blade rows SKIP")
+	fl.BoolVar(&f.lidar, "lidar", true, "a lidar (range sensor) is fitted; false makes its rows SKIP")
+	fl.StringVar(&f.connect, "connect", "", "test a real vehicle at `URL` over MAVLink instead of the simulator (not available yet)")
+	fl.StringVar(&f.runID, "run-id", "", "the run's id, which names the reports (default <serial>-<UTC time>)")
+	fl.StringVar(&f.out, "out", "reports", "write the reports into `DIR`")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulator's noise")
+	fl.BoolVar(&f.json, "json", false, "print the end_of_line block as JSON instead of the summary")
+	fl.StringVar(&f.variant, "sim-variant", "", "simulate the mower of one of the seed's earlier runs: `eol-1` (gate without watchdog, blade torque unlimited) or eol-2 (blade torque unlimited)")
+	return cmd
+}
+
+func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeSet bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.vehicle != "mower" && f.vehicle != "quad" {
+		return fmt.Errorf("--vehicle %q: want mower or quad", f.vehicle)
+	}
+	if f.vehicle == "quad" && bladeSet {
+		return fmt.Errorf("--blade is for the mower; a quadrotor has no blade")
+	}
+	rc, gc := rover.Config{NoBlade: !f.blade, NoLidar: !f.lidar}, gate.Config{}
+	switch f.variant {
+	case "":
+	case "eol-1", "eol-2":
+		if f.vehicle != "mower" || f.connect != "" {
+			return fmt.Errorf("--sim-variant is for the simulated mower")
+		}
+		rc.Params = rover.DefaultParams()
+		rc.Params.BladeTorqueNm = rover.Unlimited
+		gc.NoWatchdog = f.variant == "eol-1"
+	default:
+		return fmt.Errorf("--sim-variant %q: want eol-1 or eol-2", f.variant)
+	}
+	switch {
+	case !serialSet && f.connect != "":
+		return fmt.Errorf("--serial is required with --connect: the report goes into that robot's build record")
+	case !serialSet:
+		f.serial = defaultSimSerial
+	}
+	if err := eol.ValidateSerial(f.serial); err != nil {
+		return fmt.Errorf("--serial: %w", err)
+	}
+	now := eolNow().UTC()
+	if f.runID == "" {
+		f.runID = f.serial + "-" + now.Format("20060102T150405Z")
+	}
+	if err := eol.ValidateRunID(f.runID); err != nil {
+		return fmt.Errorf("--run-id: %w", err)
+	}
+	if f.out == "" {
+		return fmt.Errorf("--out: empty directory")
+	}
+	if f.connect != "" {
+		return fmt.Errorf("--connect %s: MAVLink is not available yet (it comes with the MAVLink issue); no report written. Run without --connect to test in the simulator", f.connect)
+	}
+	opt := eol.Options{Serial: f.serial, RunID: f.runID, Time: now, Source: "simulator", NoBlade: !f.blade, NoLidar: !f.lidar}
+	var rep *eol.Report
+	var err error
+	switch f.vehicle {
+	case "mower":
+		var s *vehicle.MowerSim
+		s, err = vehicle.NewMowerSim(vehicle.MowerSimConfig{
+			Rover: rc,
+			Gate:  gc,
+			Scene: world.Scene{Boxes: []world.Box{vehicle.MowerTestBox()}},
+			Seed:  f.seed,
+		})
+		if err != nil {
+			return err
+		}
+		rep, err = eol.RunMower(ctx, s, opt)
+	case "quad":
+		var s *vehicle.Sim
+		if f.lidar {
+			s, err = vehicle.NewQuadTestSim(f.seed)
+		} else {
+			s, err = vehicle.NewSim(vehicle.SimConfig{Seed: f.seed})
+		}
+		if err != nil {
+			return err
+		}
+		rep, err = eol.RunQuad(ctx, s, eol.QuadOptions{Options: opt})
+	}
+	if err != nil {
+		return err
+	}
+	md, js := rep.Markdown(), rep.JSON()
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
+	}
+	mdPath := filepath.Join(f.out, f.runID+"-eol.md")
+	jsPath := filepath.Join(f.out, f.runID+"-eol.json")
+	if err := writeAtomic(mdPath, md); err != nil {
+		return err
+	}
+	if err := writeAtomic(jsPath, js); err != nil {
+		return err
+	}
+	if f.json {
+		if _, err := stdout.Write(js); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(stdout, rep.Summary())
+		fmt.Fprintf(stdout, "wrote %s and %s\n", mdPath, jsPath)
+	}
+	if rep.Result == eol.Fail {
+		n := len(rep.Failed())
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		return &failure{msg: fmt.Sprintf("end-of-line test of %s FAILED: %d check%s failed", f.serial, n, plural)}
+	}
+	return nil
+}
