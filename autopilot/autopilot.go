@@ -172,6 +172,11 @@ func (a *Autopilot) emit(format string, args ...any) {
 // Home returns the home position (where the vehicle was armed).
 func (a *Autopilot) Home() (geom.Vec3, bool) { return a.home, a.haveHome }
 
+// Observe hands the autopilot the current estimate at time t without
+// running a control step, so that commands issued before the first Update
+// (Arm records home) see where the vehicle is.
+func (a *Autopilot) Observe(est control.State, t float64) { a.t, a.est = t, est }
+
 // Arm arms the motors; they idle for COM_SPOOLUP_TIME before any climb.
 func (a *Autopilot) Arm() error {
 	if a.armed {

@@ -106,6 +106,7 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 	s.estAlpha = 1 - math.Exp(-dt/cfg.EstTauS)
 	s.lastGNSS = math.Inf(-1)
 	s.estimate()
+	ap.Observe(s.est, q.Time())
 	s.record()
 	if n := len(q.Range().Ranges); n > 0 {
 		s.rangeBuf = make([]float64, n)

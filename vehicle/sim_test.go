@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakedown-robotics/shakedown/autopilot"
 	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/sim/quad"
 	"github.com/shakedown-robotics/shakedown/vehicle"
 )
 
@@ -195,5 +196,24 @@ func TestAutoDisarmWithoutTakeoff(t *testing.T) {
 	tel := wait(t, s, 15*time.Second, func(tl vehicle.Telemetry) bool { return !tl.Armed })
 	if tel.T < 10 || tel.T > 10.1 {
 		t.Errorf("auto-disarm at %.2f s; want 10", tel.T)
+	}
+}
+
+// Armed before any step, a vehicle that starts away from the origin takes
+// its own position as home and takes off there.
+func TestHomeAtStartPosition(t *testing.T) {
+	start := geom.Vec3{X: 40, Y: -20}
+	s := newSim(t, vehicle.SimConfig{Quad: quad.Config{StartPos: start}})
+	ctx := context.Background()
+	if err := s.Arm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Telemetry().Home; h.XY().Dist(start.XY()) > 0.1 {
+		t.Fatalf("home %v; want the start position %v", h, start)
+	}
+	_ = s.Takeoff(ctx, 5)
+	tel := wait(t, s, 20*time.Second, func(tl vehicle.Telemetry) bool { return tl.Mode == "hold" })
+	if d := tel.Pos.XY().Dist(start.XY()); d > 0.5 {
+		t.Errorf("took off %.2f m away from the start position", d)
 	}
 }

@@ -19,6 +19,7 @@ const module = "github.com/shakedown-robotics/shakedown"
 // module root. New pure packages are added here as they land.
 var pure = []string{
 	"geom", "world", "sim", "sim/quad", "sim/rover", "gate", "control", "autopilot", "avoid", "gen", "trace",
+	"traj", "track", "bench/metric",
 	"score", "score/dtw", "ulog",
 }
 

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/shakedown-robotics/shakedown/bench"
+	"github.com/shakedown-robotics/shakedown/bench/compare"
+	"github.com/shakedown-robotics/shakedown/bench/results"
+	"github.com/shakedown-robotics/shakedown/track"
+	"github.com/shakedown-robotics/shakedown/traj"
+)
+
+type benchFlags struct {
+	types      string
+	robots     string
+	iterations int
+	tracker    string
+	seed       uint64
+	out        string
+	keyword    string
+	marks      string
+	params     []string
+	velocities string
+	wind       float64
+	gust       float64
+	json       bool
+	quiet      bool
+	sim        string
+}
+
+func newBenchCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Benchmark a path tracker: takeoff, fixed trajectory, land, with AirStack's metrics",
+		Long: `Fly AirStack's fixed-trajectory path-tracker benchmark on the embedded
+simulator: for every (robot count, iteration, trajectory type) the four-phase
+chain ready → takeoff to 10 m at 1 m/s → trajectory → land at 1 m/s, and with
+-m takeoff_hover_land the takeoff / hover / land suite. Robots of one count fly
+together in one world from start points 40 m apart.
+
+Every metric is recorded per robot (robot_N.<key>) as AirStack computes it
+(cross-track error to the nearest ideal vertex, rounded to 3 decimals), with
+the metrics that mean what they say beside it (distance to the nearest ideal
+segment, signed lateral error, lag behind the nominal schedule, arrival
+error). Results go to a new <out>/<YYYY-MM-DD_HH-MM-SS>/ directory:
+metrics.json, summary.txt, results.xml (JUnit), run_meta.json, plots/ and
+tracks/; summary.txt is also printed.
+
+Exit status: 0 every test passed, 1 a test failed, 2 bad input.`,
+		Example: `  shakedown bench --num-robots 1 --trajectory-types Circle
+  shakedown bench --tracker airstack --stress-iterations 10 --num-robots 1 --out results
+  shakedown bench --trajectory-param radius=15 --trajectory-param Line.velocity=3 -k "not Figure8"
+  shakedown bench -m takeoff_hover_land --takeoff-velocities 0.5,1,2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBench(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, time.Now)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.types, "trajectory-types", strings.Join(traj.Types(), ","), "comma-separated trajectory `types`")
+	fl.StringVar(&f.robots, "num-robots", "1,3", "comma-separated robot `counts`; each count flies together in one world")
+	fl.IntVar(&f.iterations, "stress-iterations", 1, "repeat `count` per robot count (metrics report mean ± sd)")
+	fl.StringVar(&f.tracker, "tracker", track.Default, "path `tracker`: "+strings.Join(track.Names(), ", "))
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of sensor noise, gusts and the wind's direction")
+	fl.StringVar(&f.out, "out", "tests/results", "results `root`; each run writes a new timestamped directory in it")
+	fl.StringVarP(&f.keyword, "keyword", "k", "", "select tests by `expression` over their ids (pytest -k)")
+	fl.StringVarP(&f.marks, "marks", "m", bench.MarkAutonomy, "select suites by mark `expression`: autonomy, takeoff_hover_land")
+	fl.StringArrayVar(&f.params, "trajectory-param", nil, "override a generator attribute, `name=value` or Type.name=value; repeatable")
+	fl.StringVar(&f.velocities, "takeoff-velocities", "0.5", "takeoff_hover_land suite: comma-separated takeoff and landing `speeds`, m/s")
+	fl.Float64Var(&f.wind, "wind", 1, "steady wind `m/s` (its direction is drawn from the seed); 0 for calm air")
+	fl.Float64Var(&f.gust, "gust", 0.5, "gusts' standard deviation, `m/s`")
+	fl.BoolVar(&f.json, "json", false, "print the run's directory, counts and fingerprint as JSON instead of the summary")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.StringVar(&f.sim, "sim", bench.SimName, "simulator: only the embedded `shakedown` (AirStack's isaacsim and msairsim are not available here)")
+	cmd.AddCommand(newBenchCompareCmd())
+	return cmd
+}
+
+// benchConfig turns the flags into a campaign; every error names the flag.
+func benchConfig(f benchFlags) (bench.Config, error) {
+	if f.sim != bench.SimName {
+		return bench.Config{}, fmt.Errorf("--sim %q: only the embedded simulator %q is available", f.sim, bench.SimName)
+	}
+	cfg := bench.Config{Tracker: f.tracker, Seed: f.seed, Iterations: f.iterations, Keyword: f.keyword, Marks: f.marks,
+		WindMS: f.wind, GustMS: f.gust, Workers: runtime.NumCPU()}
+	for _, t := range splitList(f.types) {
+		if _, err := traj.Defaults(t); err != nil {
+			return cfg, fmt.Errorf("--trajectory-types: %w", err)
+		}
+		cfg.Types = append(cfg.Types, t)
+	}
+	if len(cfg.Types) == 0 {
+		return cfg, errors.New("--trajectory-types: no trajectory type given")
+	}
+	for _, s := range splitList(f.robots) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 64 {
+			return cfg, fmt.Errorf("--num-robots: %q is not a robot count in 1..64", s)
+		}
+		cfg.NumRobots = append(cfg.NumRobots, n)
+	}
+	if len(cfg.NumRobots) == 0 {
+		return cfg, errors.New("--num-robots: no robot count given")
+	}
+	if f.iterations < 1 || f.iterations > 10000 {
+		return cfg, fmt.Errorf("--stress-iterations: %d is not in 1..10000", f.iterations)
+	}
+	if _, err := track.New(f.tracker); err != nil {
+		return cfg, fmt.Errorf("--tracker: %w", err)
+	}
+	for _, s := range splitList(f.velocities) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v > 0) || v > 5 {
+			return cfg, fmt.Errorf("--takeoff-velocities: %q is not a speed in (0, 5] m/s", s)
+		}
+		cfg.TakeoffVelocities = append(cfg.TakeoffVelocities, v)
+	}
+	if len(cfg.TakeoffVelocities) == 0 {
+		return cfg, errors.New("--takeoff-velocities: no speed given")
+	}
+	for name, v := range map[string]float64{"--wind": f.wind, "--gust": f.gust} {
+		if !(v >= 0) || v > 15 {
+			return cfg, fmt.Errorf("%s: %v m/s is not in [0, 15]", name, v)
+		}
+	}
+	// --trajectory-param: a Type.name override applies to that type; a bare
+	// name to every swept type that has it, and must fit at least one.
+	for _, p := range f.params {
+		typ, name, v, err := traj.ParseParam(p)
+		if err != nil {
+			return cfg, fmt.Errorf("--trajectory-param: %w", err)
+		}
+		targets := cfg.Types
+		if typ != "" {
+			targets = []string{typ}
+			if !contains(cfg.Types, typ) {
+				return cfg, fmt.Errorf("--trajectory-param %s: %s is not among --trajectory-types", p, typ)
+			}
+		}
+		applied := false
+		for _, t := range targets {
+			if !contains(traj.Params(t), name) {
+				if typ != "" {
+					return cfg, fmt.Errorf("--trajectory-param %s: %w", p, &traj.ParamError{Type: t, Param: name, Reason: "not an attribute of " + t + " (want " + strings.Join(traj.Params(t), ", ") + ")", Err: traj.ErrUnknownParam})
+				}
+				continue
+			}
+			if cfg.Params == nil {
+				cfg.Params = map[string]map[string]float64{}
+			}
+			if cfg.Params[t] == nil {
+				cfg.Params[t] = map[string]float64{}
+			}
+			cfg.Params[t][name] = v
+			applied = true
+		}
+		if !applied {
+			return cfg, fmt.Errorf("--trajectory-param %s: %w", p, &traj.ParamError{Param: name, Reason: "no swept trajectory type has it", Err: traj.ErrUnknownParam})
+		}
+	}
+	for _, t := range cfg.Types {
+		if _, err := traj.Resolve(t, cfg.Params[t]); err != nil {
+			return cfg, fmt.Errorf("--trajectory-param: %w", err)
+		}
+	}
+	for name, e := range map[string]string{"-k": f.keyword, "-m": f.marks} {
+		if _, err := bench.ParseExpr(e); err != nil {
+			return cfg, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return cfg, nil
+}
+
+func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now func() time.Time) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg, err := benchConfig(f)
+	if err != nil {
+		return err
+	}
+	cfg.Now = now
+	var bar *progressbar.ProgressBar
+	if !f.quiet {
+		cfg.Progress = func(p bench.Progress) {
+			if bar == nil {
+				bar = progressbar.NewOptions(p.Total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("bench"),
+					progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+			}
+			_ = bar.Set(p.Done)
+		}
+	}
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	dir, err := results.Write(f.out, res)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		out := struct {
+			Dir         string       `json:"dir"`
+			Tracker     string       `json:"tracker"`
+			Seed        uint64       `json:"seed"`
+			Counts      bench.Counts `json:"counts"`
+			Fingerprint string       `json:"campaign_fingerprint"`
+		}{dir, res.Meta.Tracker, res.Meta.Seed, res.Meta.Counts, res.Meta.Fingerprint}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		name := dir[strings.LastIndexAny(dir, `/\`)+1:]
+		stdout.Write(results.Summary(results.FromResult(name, res)))
+		fmt.Fprintf(stdout, "\nResults: %s\n", dir)
+	}
+	if c := res.Meta.Counts; c.Failed > 0 {
+		return &failure{msg: fmt.Sprintf("%d of %d tests failed (see %s)", c.Failed, c.Total, dir)}
+	}
+	return nil
+}
+
+type compareFlags struct {
+	current, baseline, output string
+	threshold, floor          float64
+	force                     bool
+}
+
+func newBenchCompareCmd() *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare --current DIR [--baseline DIR]",
+		Short: "Diff two bench runs and fail on regression (parse_metrics.py)",
+		Long: `Print a Markdown table of every metric of a bench run, and with --baseline
+its change against another run, flagging a metric that got worse by more than
+--threshold percent in its bad direction (lower-is-better or
+higher-is-better). A timeout or a lost metric against a numeric baseline and
+a fallen pass rate are regressions too. Changes smaller than --floor in the
+metric's unit are noise; signed and wall-clock metrics are shown, not judged.
+
+Runs whose campaigns differ (trajectory types or attributes, robot counts,
+iterations, selection, wind) are refused unless --force; the tracker and the
+seed may differ, that is what the compare is for.
+
+Exit status: 0 no regression, 1 a regression, 2 unusable input.`,
+		Example: `  shakedown bench compare --current tests/results/2026-07-10_12-00-00
+  shakedown bench compare --current NEW --baseline OLD --threshold 20 --output report.md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCompare(cmd.OutOrStdout(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.current, "current", "", "the run to judge (a results `directory`)")
+	fl.StringVar(&f.baseline, "baseline", "", "the run to compare against (a results `directory`)")
+	fl.Float64Var(&f.threshold, "threshold", 20, "regression threshold, `percent`")
+	fl.Float64Var(&f.floor, "floor", 0.05, "changes smaller than this, in the metric's unit, are noise")
+	fl.StringVar(&f.output, "output", "", "also write the Markdown report to `FILE`")
+	fl.BoolVar(&f.force, "force", false, "compare even when the campaigns differ")
+	_ = cmd.MarkFlagRequired("current")
+	return cmd
+}
+
+func runCompare(stdout io.Writer, f compareFlags) error {
+	cur, err := results.Read(f.current)
+	if err != nil {
+		return fmt.Errorf("--current: %w", err)
+	}
+	var rep *compare.Report
+	if f.baseline == "" {
+		rep = compare.Single(cur)
+	} else {
+		base, err := results.Read(f.baseline)
+		if err != nil {
+			return fmt.Errorf("--baseline: %w", err)
+		}
+		rep, err = compare.Compare(cur, base, compare.Options{ThresholdPct: f.threshold, AbsFloor: f.floor, Force: f.force})
+		if err != nil {
+			return err
+		}
+	}
+	md := rep.Markdown()
+	if f.output != "" {
+		if err := writeAtomic(f.output, []byte(md)); err != nil {
+			return fmt.Errorf("--output: %w", err)
+		}
+	}
+	io.WriteString(stdout, md)
+	if n := rep.Regressions(); f.baseline != "" && n > 0 {
+		return &failure{msg: fmt.Sprintf("%d regression(s) beyond %g %%", n, f.threshold)}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
