@@ -20,7 +20,7 @@ const module = "github.com/shakedown-robotics/shakedown"
 var pure = []string{
 	"geom", "world", "sim", "sim/quad", "sim/rover", "gate", "control", "autopilot", "avoid", "gen", "trace",
 	"traj", "track", "bench/metric",
-	"score", "score/dtw", "ulog",
+	"score", "score/dtw", "ulog", "mission", "mission/blackbox",
 }
 
 // adapters are packages that own I/O, sockets or goroutines; a pure package

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/mission/adapter"
+	"github.com/shakedown-robotics/shakedown/mission/blackbox"
+	"github.com/shakedown-robotics/shakedown/mission/server"
+	"github.com/shakedown-robotics/shakedown/vehicle"
+)
+
+// missionDefaultAddr is where the daemon listens and the client connects by
+// default: loopback only.
+const missionDefaultAddr = "127.0.0.1:7350"
+
+// missionTokenPath returns the default token file,
+// $XDG_CONFIG_HOME/shakedown/mission.token (~/.config on Linux).
+func missionTokenPath() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "mission.token"
+	}
+	return filepath.Join(dir, "shakedown", "mission.token")
+}
+
+func newMissionCmd(stdout, stderr io.Writer) *cobra.Command {
+	cl := &missionClientFlags{}
+	cmd := &cobra.Command{
+		Use:   "mission",
+		Short: "Mission safety manager: the daemon, its client and a smoke run",
+		Long: `The mission safety manager flies one vehicle under a safety state machine
+(IDLE → CONNECTING → ARMING → TAKEOFF → EXECUTING ↔ PAUSED → RETURNING →
+LANDING → LANDED, and FAILSAFE on any abnormal condition) with a queue of up
+to 100 NED waypoints and a flight-event black box.
+
+"serve" runs the daemon with its HTTP API; send, pause, resume, cancel,
+return-home, land, dump-log and status are its client; smoke starts a daemon
+of its own and checks a whole flight against it.
+
+A successful command means the daemon accepted it, not that the action is
+done: watch the status. Client exit status: 0 accepted, 1 refused in the
+current state (e.g. pause while landing), 2 bad input, wrong token, or no
+daemon.`,
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&cl.addr, "addr", missionDefaultAddr, "daemon `address` (host:port or http://host:port)")
+	pf.StringVar(&cl.tokenFile, "token-file", missionTokenPath(), "bearer token `file`")
+	cmd.AddCommand(newMissionServeCmd(), newMissionSmokeCmd())
+	for _, c := range newMissionClientCmds(cl) {
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
+type missionServeFlags struct {
+	adapter     string
+	connect     string // --adapter mavlink: the vehicle's URL
+	listen      string
+	tokenFile   string
+	recordDir   string
+	params      string
+	speed       float64
+	seed        uint64
+	tick        time.Duration
+	allowRemote bool
+
+	maxAltitude      float64
+	homeZ            float64
+	takeoffAltitude  float64
+	telemetryTimeout float64
+	batteryMin       float64
+	linkLoss         float64
+	failsafeAction   string
+	recordEvents     bool
+	recordMaxEvents  int
+	dumpOnShutdown   bool
+}
+
+func newMissionServeCmd() *cobra.Command {
+	var f missionServeFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the mission daemon and its HTTP API",
+		Long: `Run the mission daemon: the safety state machine, a vehicle adapter and the
+HTTP API, until interrupted (SIGINT, SIGTERM). On exit it writes the black
+box (flight_events.csv, flight_events_summary.json) into --record-dir when
+it holds events and dump_on_shutdown is on.
+
+Adapters: demo moves at constant speed without dynamics (as the
+specification's demo); sim flies the embedded quadrotor (PX4 SIH physics,
+PX4-like autopilot) in real time, or --speed times faster; state_only makes
+every command take effect at once.
+
+The API listens on loopback by default; --allow-remote is needed for any
+other address. POST requests need "Authorization: Bearer <token>" with the
+token from --token-file, which is created (mode 0600) when missing. The
+token is never printed or logged.
+
+Parameters come from --params FILE (a JSON object with the names below), then
+from the flags given: max_altitude, home_z, takeoff_altitude,
+telemetry_timeout, battery_min, link_loss_timeout, failsafe_action,
+record_events, record_max_events, record_dir, dump_on_shutdown.`,
+		Example: `  shakedown mission serve
+  shakedown mission serve --adapter sim --speed 5 --record-dir flights/
+  shakedown mission serve --params params.json --listen 127.0.0.1:0`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return missionServe(ctx, cmd, f, nil)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.adapter, "adapter", "demo", "vehicle adapter: demo, sim, state_only or mavlink")
+	fl.StringVar(&f.connect, "connect", "", "--adapter mavlink: the vehicle's `URL` (udp://127.0.0.1:14540 dials shakedown sitl, udp://:14540 listens for PX4 SITL, tcp://127.0.0.1:5760 dials ArduPilot SITL)")
+	fl.StringVar(&f.listen, "listen", missionDefaultAddr, "HTTP `address` to listen on (port 0 picks a free port)")
+	fl.StringVar(&f.tokenFile, "token-file", missionTokenPath(), "bearer token `file` (created with mode 0600 when missing)")
+	fl.StringVar(&f.recordDir, "record-dir", "", "`dir`ectory for dump_log (record_dir; default the current directory)")
+	fl.StringVar(&f.params, "params", "", "parameter `file` (JSON)")
+	fl.Float64Var(&f.speed, "speed", 1, "run the daemon's clock (and the simulated vehicle) this many times faster than real time")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the sim adapter's noise")
+	fl.DurationVar(&f.tick, "tick", 50*time.Millisecond, "period of telemetry polls and timeout checks (daemon time)")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on an address that is not loopback")
+	fl.Float64Var(&f.maxAltitude, "max-altitude", 0, "max_altitude above home, m (default 30)")
+	fl.Float64Var(&f.homeZ, "home-z", 0, "home_z: where the demo and state_only vehicles stand (NED z, m)")
+	fl.Float64Var(&f.takeoffAltitude, "takeoff-altitude", 0, "take-off height above home, m (default 2)")
+	fl.Float64Var(&f.telemetryTimeout, "telemetry-timeout", 0, "telemetry timeout, s (default 1)")
+	fl.Float64Var(&f.batteryMin, "battery-min", 0, "battery fraction that triggers FAILSAFE (default 0.07; 0 disables)")
+	fl.Float64Var(&f.linkLoss, "link-loss-timeout", 0, "link-loss grace, s (default 10; 0 disables)")
+	fl.StringVar(&f.failsafeAction, "failsafe-action", "", "what FAILSAFE does in the air: hold (default) or land")
+	fl.BoolVar(&f.recordEvents, "record-events", true, "keep the flight-event black box")
+	fl.IntVar(&f.recordMaxEvents, "record-max-events", blackbox.DefaultMaxEvents, "black-box ring size")
+	fl.BoolVar(&f.dumpOnShutdown, "dump-on-shutdown", true, "write the black box on exit when it holds events")
+	return cmd
+}
+
+// missionParams merges the parameter file and the flags that were given.
+func missionParams(cmd *cobra.Command, f missionServeFlags) (server.Params, error) {
+	p := server.DefaultParams()
+	if f.params != "" {
+		data, err := os.ReadFile(f.params)
+		if err != nil {
+			return p, err
+		}
+		if p, err = server.ParseParams(data, f.params); err != nil {
+			return p, err
+		}
+	}
+	set := cmd.Flags().Changed
+	secs := func(name string, v float64, zeroOK bool) (time.Duration, error) {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (!zeroOK && v == 0) || v > 3600 {
+			return 0, fmt.Errorf("--%s %v: want seconds, finite, %s and at most 3600", name, v, map[bool]string{true: "≥ 0", false: "> 0"}[zeroOK])
+		}
+		return time.Duration(v * float64(time.Second)), nil
+	}
+	var err error
+	if set("max-altitude") {
+		p.Machine.MaxAltitudeM = f.maxAltitude
+	}
+	if set("home-z") {
+		p.HomeZ = f.homeZ
+	}
+	if set("takeoff-altitude") {
+		p.Machine.TakeoffAltM = f.takeoffAltitude
+	}
+	if set("telemetry-timeout") {
+		if p.Machine.TelemetryTimeout, err = secs("telemetry-timeout", f.telemetryTimeout, false); err != nil {
+			return p, err
+		}
+	}
+	if set("link-loss-timeout") {
+		if p.Machine.LinkLoss, err = secs("link-loss-timeout", f.linkLoss, true); err != nil {
+			return p, err
+		}
+	}
+	if set("battery-min") {
+		p.Machine.BatteryMin = f.batteryMin
+	}
+	if set("failsafe-action") {
+		switch f.failsafeAction {
+		case "hold", "land":
+			p.Machine.FailsafeLand = f.failsafeAction == "land"
+		default:
+			return p, fmt.Errorf("--failsafe-action %q: want hold or land", f.failsafeAction)
+		}
+	}
+	if set("record-events") {
+		p.RecordEvents = f.recordEvents
+	}
+	if set("record-max-events") {
+		p.RecordMaxEvents = f.recordMaxEvents
+	}
+	if set("dump-on-shutdown") {
+		p.DumpOnShutdown = f.dumpOnShutdown
+	}
+	if set("record-dir") || p.RecordDir == "" {
+		p.RecordDir = f.recordDir
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("parameters: %w", err)
+	}
+	return p, nil
+}
+
+// missionListenAddr checks that addr is host:port on loopback unless
+// remote access is allowed.
+func missionListenAddr(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: want host:port: %v", addr, err)
+	}
+	if allowRemote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("--listen %q is not a loopback address; the API would be reachable from the network: add --allow-remote to mean it", addr)
+	}
+	return nil
+}
+
+// missionCheckAdapter checks the adapter name and the clock speed-up.
+func missionCheckAdapter(name string, speed float64) error {
+	switch name {
+	case "demo", "sim", "state_only":
+	case "mavlink":
+	default:
+		return fmt.Errorf("--adapter %q: want demo, sim, state_only or mavlink", name)
+	}
+	if !(speed > 0) || speed > 100 {
+		return fmt.Errorf("--speed %v: want a number > 0 and at most 100", speed)
+	}
+	return nil
+}
+
+// missionDaemon is a running daemon: the server loop and the HTTP server.
+type missionDaemon struct {
+	srv    *server.Server
+	http   *http.Server
+	ln     net.Listener
+	token  string
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	runErr error
+}
+
+// URL returns the API's base URL.
+func (d *missionDaemon) URL() string { return "http://" + d.ln.Addr().String() }
+
+// stop stops the daemon: the server loop first (it closes the event
+// streams), then the HTTP server.
+func (d *missionDaemon) stop() error {
+	d.cancel()
+	<-d.srv.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	herr := d.http.Shutdown(ctx)
+	d.wg.Wait()
+	if d.runErr != nil {
+		return d.runErr
+	}
+	return herr
+}
+
+// startMissionDaemon builds the adapter, the server and the listener and
+// starts them.
+func startMissionDaemon(p server.Params, adapterName string, speed float64, seed uint64, tick time.Duration,
+	listen, token string, logf func(string, ...any), connect ...string) (*missionDaemon, error) {
+	if err := missionCheckAdapter(adapterName, speed); err != nil {
+		return nil, err
+	}
+	var ad server.Adapter
+	switch adapterName {
+	case "demo":
+		ad = adapter.NewDemo(adapter.KinematicConfig{Start: geom.Vec3{Z: p.HomeZ}})
+	case "state_only":
+		ad = adapter.NewStateOnly(adapter.KinematicConfig{Start: geom.Vec3{Z: p.HomeZ}})
+	case "sim":
+		if p.HomeZ != 0 {
+			return nil, fmt.Errorf("home_z %v: the sim adapter starts at its origin (home_z 0)", p.HomeZ)
+		}
+		s, err := adapter.NewSim(vehicle.SimConfig{Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		ad = s
+	case "mavlink":
+		var err error
+		if ad, err = newMavlinkMissionAdapter(strings.Join(connect, ""), logf); err != nil {
+			return nil, err
+		}
+	}
+	var rec *blackbox.Recorder
+	if p.RecordEvents {
+		var err error
+		if rec, err = blackbox.New(p.RecordMaxEvents); err != nil {
+			return nil, err
+		}
+	}
+	var clock server.Clock = server.RealClock{}
+	if speed != 1 {
+		clock = server.NewScaled(nil, speed)
+	}
+	srv, err := server.New(server.Config{Machine: p.Machine, Adapter: ad, Clock: clock, Tick: tick, Recorder: rec,
+		RecordDir: p.RecordDir, DumpOnShutdown: p.DumpOnShutdown, Logf: logf})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &missionDaemon{srv: srv, ln: ln, token: token, cancel: cancel,
+		http: &http.Server{Handler: srv.Handler(token, 0), ReadHeaderTimeout: 10 * time.Second}}
+	d.wg.Add(2)
+	go func() {
+		defer d.wg.Done()
+		d.runErr = srv.Run(ctx)
+	}()
+	go func() {
+		defer d.wg.Done()
+		if err := d.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logf("http: %v", err)
+		}
+	}()
+	return d, nil
+}
+
+// missionServe runs the daemon until ctx is done. ready, if not nil,
+// receives the daemon once it listens (for tests).
+func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, ready chan<- *missionDaemon) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := missionListenAddr(f.listen, f.allowRemote); err != nil {
+		return err
+	}
+	if err := missionCheckAdapter(f.adapter, f.speed); err != nil {
+		return err
+	}
+	if err := checkMavlinkConnect(f.adapter, f.connect); err != nil {
+		return err
+	}
+	p, err := missionParams(cmd, f)
+	if err != nil {
+		return err
+	}
+	if f.adapter == "sim" && p.HomeZ != 0 {
+		return fmt.Errorf("home_z %v: the sim adapter starts at its origin (home_z 0)", p.HomeZ)
+	}
+	tok, created, err := server.LoadOrCreateToken(f.tokenFile)
+	if err != nil {
+		return fmt.Errorf("token file: %w", err)
+	}
+	if created {
+		fmt.Fprintf(stderr, "shakedown mission: created the token file %s (mode 0600)\n", f.tokenFile)
+	}
+	var logMu sync.Mutex
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+	}
+	d, err := startMissionDaemon(p, f.adapter, f.speed, f.seed, f.tick, f.listen, tok, logf, f.connect)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, d.URL())
+	fmt.Fprintf(stderr, "shakedown mission: listening on %s (adapter %s, speed ×%g, token in %s); Ctrl-C stops\n",
+		d.URL(), f.adapter, f.speed, f.tokenFile)
+	if ready != nil {
+		ready <- d
+	}
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "shakedown mission: stopping")
+	if err := d.stop(); err != nil {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/shakedown-robotics/shakedown/mission"
+	"github.com/shakedown-robotics/shakedown/vehicle"
+)
+
+// MaxCatchUp is the most simulated time one Poll steps; a daemon that fell
+// further behind lets the simulation lag rather than stall for long.
+const MaxCatchUp = 2 * time.Second
+
+// Sim flies the embedded quadrotor (vehicle.Sim: PX4 SIH physics and the
+// PX4-like autopilot) through the vehicle.Vehicle interface. Its simulated
+// time follows the daemon's clock: real time, or a multiple of it when the
+// daemon's clock is scaled.
+type Sim struct {
+	mu     sync.Mutex
+	v      *vehicle.Sim
+	stepS  float64
+	faults Faults
+	t0     float64 // daemon time (s) of the first Poll
+	polled bool
+}
+
+// NewSim returns the sim adapter with a new simulator.
+func NewSim(cfg vehicle.SimConfig) (*Sim, error) {
+	v, err := vehicle.NewSim(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Sim{v: v, stepS: v.Quad().StepS()}, nil
+}
+
+// Vehicle returns the simulator, for ground truth and fault injection (hold
+// no reference across Polls: the adapter steps it under its lock).
+func (s *Sim) Vehicle() *vehicle.Sim { return s.v }
+
+// Mode returns "sim".
+func (s *Sim) Mode() string { return "sim" }
+
+// SetFaults switches injected faults on and off.
+func (s *Sim) SetFaults(f Faults) {
+	s.mu.Lock()
+	s.faults = f
+	s.mu.Unlock()
+}
+
+// Execute sends one command to the simulated autopilot. The autopilot runs
+// one mode at a time and switches atomically, so Cancel has nothing to wait
+// for. Disarm of a vehicle that already disarmed itself after landing
+// (COM_DISARM_LAND) succeeds.
+func (s *Sim) Execute(ctx context.Context, c mission.Command) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := refused(c, s.faults); err != nil {
+		return err
+	}
+	v := s.v
+	switch c.Kind {
+	case mission.CmdConnect, mission.CmdCancel:
+		return ctx.Err()
+	case mission.CmdArm:
+		return v.Arm(ctx)
+	case mission.CmdTakeoff:
+		return v.Takeoff(ctx, c.AltM)
+	case mission.CmdGoto:
+		return v.Goto(ctx, c.Target, c.SpeedMS)
+	case mission.CmdHold:
+		return v.Hold(ctx)
+	case mission.CmdLand:
+		return v.Land(ctx)
+	case mission.CmdDisarm:
+		if !v.Telemetry().Armed {
+			return ctx.Err()
+		}
+		return v.Disarm(ctx)
+	}
+	return errors.New("adapter: unknown command " + c.Kind.String())
+}
+
+// Poll steps the simulator to the daemon time now (at most MaxCatchUp at
+// once) and reports its telemetry.
+func (s *Sim) Poll(now time.Duration) (mission.Telemetry, bool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.polled {
+		s.t0, s.polled = now.Seconds()-s.v.Time(), true
+	}
+	lag := now.Seconds() - s.t0 - s.v.Time()
+	if lag > MaxCatchUp.Seconds() {
+		s.t0 += lag - MaxCatchUp.Seconds()
+		lag = MaxCatchUp.Seconds()
+	}
+	if lag >= s.stepS/2 {
+		_, _ = s.v.Wait(context.Background(), time.Duration(lag*float64(time.Second)), nil)
+	}
+	if s.faults.DropTelemetry || s.faults.LinkDown {
+		return mission.Telemetry{}, false, !s.faults.LinkDown
+	}
+	return telemetry(s.v.Telemetry()), true, true
+}
+
+// telemetry converts the vehicle's telemetry; a battery not yet sampled is
+// unknown (NaN).
+func telemetry(t vehicle.Telemetry) mission.Telemetry {
+	b := t.Battery.Remaining
+	if t.Battery.T == 0 && t.Battery.VoltageV == 0 {
+		b = math.NaN()
+	}
+	return mission.Telemetry{T: t.T, Pos: t.Pos, Vel: t.Vel, Armed: t.Armed, Landed: t.Landed, Battery: b}
+}
+
+// Close does nothing.
+func (s *Sim) Close() error { return nil }

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteAtomic writes data to path through a temporary file in the same
+// directory and a rename, creating the directory if needed: readers see the
+// old file or the new one, never a part.
+func WriteAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ErrTokenFile is returned for a token file that cannot be trusted.
+var ErrTokenFile = errors.New("server: bad token file")
+
+// LoadToken reads the bearer token from path. The file must hold one
+// non-empty line and be readable by its owner only (mode 0600).
+func LoadToken(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("%w: %s has mode %04o, readable by others; run chmod 600 %s", ErrTokenFile, path, fi.Mode().Perm(), path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+		return "", fmt.Errorf("%w: %s must hold one token on one line", ErrTokenFile, path)
+	}
+	return tok, nil
+}
+
+// LoadOrCreateToken reads the token at path, or creates the file with a
+// new random token (256 bits, hex) and mode 0600 when it does not exist.
+// created reports which.
+func LoadOrCreateToken(path string) (tok string, created bool, err error) {
+	tok, err = LoadToken(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return tok, false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", false, err
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", false, err
+	}
+	tok = hex.EncodeToString(b[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) { // created meanwhile by another daemon
+			tok, err = LoadToken(path)
+			return tok, false, err
+		}
+		return "", false, err
+	}
+	if _, err := f.WriteString(tok + "\n"); err != nil {
+		f.Close()
+		os.Remove(path)
+		return "", false, err
+	}
+	if err := f.Close(); err != nil {
+		return "", false, err
+	}
+	return tok, true, nil
+}
