@@ -168,7 +168,7 @@ func TestMissionBadInput(t *testing.T) {
 		want string
 	}{
 		{"adapter", []string{"--adapter", "airsim"}, "--adapter"},
-		{"mavlink without --connect", []string{"--adapter", "mavlink"}, "needs --connect"},
+		{"mavlink not built in", []string{"--adapter", "mavlink"}, "not available"},
 		{"remote", []string{"--listen", "0.0.0.0:0"}, "--allow-remote"},
 		{"bad listen", []string{"--listen", "7350"}, "host:port"},
 		{"speed", []string{"--speed", "0"}, "--speed"},
