@@ -124,3 +124,7 @@ func round3(f float64) float64 {
 	}
 	return r
 }
+
+// Waypoints returns a copy of the waypoints of the current or last queue
+// (nil before any was loaded), for displays.
+func (m *Machine) Waypoints() []Waypoint { return append([]Waypoint(nil), m.q.wps...) }

@@ -197,3 +197,30 @@ func TestFlyRecord(t *testing.T) {
 		t.Error("a recording was written for bad input")
 	}
 }
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "fly")
+	if code, _, e := sh(t, "fly", "mission1", "--out", out); code != 0 {
+		t.Fatalf("fly: exit %d: %s", code, e)
+	}
+	page := filepath.Join(dir, "fly.html")
+	code, stdout, e := sh(t, "report", out, "--out", page)
+	if code != 0 || !strings.Contains(stdout, "fly results, pass") {
+		t.Fatalf("report: exit %d: %s%s", code, stdout, e)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !bytes.Contains(b, []byte("data:image/png;base64,")) {
+		t.Errorf("report page without its plot (%v)", err)
+	}
+	empty := t.TempDir()
+	if code, _, e := sh(t, "report", empty); code != 2 || !strings.Contains(e, "not a results directory") {
+		t.Errorf("empty directory: exit %d, %q", code, e)
+	}
+	if _, err := os.Stat(filepath.Join(empty, "report.html")); err == nil {
+		t.Error("a page was written for an empty directory")
+	}
+	if code, _, _ := sh(t, "report", filepath.Join(dir, "missing")); code != 2 {
+		t.Errorf("missing directory: exit %d", code)
+	}
+}

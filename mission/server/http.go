@@ -2,11 +2,13 @@ package server
 
 import (
 	"crypto/subtle"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/shakedown-robotics/shakedown/mission"
@@ -60,6 +62,10 @@ var services = map[string]bool{"pause": true, "resume": true, "cancel": true, "r
 //	POST /v1/pause, /v1/resume, /v1/cancel, /v1/return_home, /v1/land, /v1/dump_log
 //	GET  /v1/status         the status JSON
 //	GET  /v1/status/stream  server-sent events: the status after every change
+//	                        ("status") and each new machine record ("record")
+//	GET  /v1/events?after=N the latest machine records after N (JSON)
+//	GET  /v1/queue          the waypoints of the current or last queue (JSON)
+//	GET  /                  the live mission page (live.html)
 //
 // POST requests need "Authorization: Bearer <token>"; bodies above maxBody
 // bytes (0 = DefaultMaxBody) are refused with 413; errors are JSON with a
@@ -102,6 +108,33 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	name, isV1 := strings.CutPrefix(path, "/v1/")
 	switch {
+	case path == "/" || path == "/index.html" || path == "/v1/events" || path == "/v1/queue":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			fail(w, CodeMethodNotAllowed, r.Method+" "+path+": use GET")
+			return
+		}
+		switch path {
+		case "/v1/events":
+			after, _ := strconv.ParseUint(r.URL.Query().Get("after"), 10, 64)
+			recs, n := a.s.Feed(after)
+			if recs == nil {
+				recs = []FeedRecord{}
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"records": recs, "last": n})
+		case "/v1/queue":
+			wps := a.s.Waypoints()
+			out := make([]map[string]float64, len(wps))
+			for i, p := range wps {
+				out[i] = map[string]float64{"x": p.X, "y": p.Y, "z": p.Z, "speed": p.SpeedMS}
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"waypoints": out})
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+			w.Write(livePage)
+		}
 	case path == "/v1/status" || path == "/v1/status/stream":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -202,14 +235,22 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	var last uint64
+	_, lastRec := a.s.Feed(^uint64(0)) // records from now on
 	send := func() bool {
 		js, v := a.s.StatusJSON()
-		if v == last {
-			return true
+		if v != last {
+			last = v
+			if _, err := fmt.Fprintf(w, "event: status\nid: %d\ndata: %s\n\n", v, js); err != nil {
+				return false
+			}
 		}
-		last = v
-		if _, err := fmt.Fprintf(w, "event: status\nid: %d\ndata: %s\n\n", v, js); err != nil {
-			return false
+		recs, n := a.s.Feed(lastRec)
+		lastRec = n
+		for _, rec := range recs {
+			b, _ := json.Marshal(rec)
+			if _, err := fmt.Fprintf(w, "event: record\ndata: %s\n\n", b); err != nil {
+				return false
+			}
 		}
 		fl.Flush()
 		return true
@@ -230,3 +271,10 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// livePage is the live mission page served at /: plain HTML, CSS and a
+// small script on the status stream, with no build step and no external
+// assets.
+//
+//go:embed live.html
+var livePage []byte

@@ -60,7 +60,7 @@ func httpCases() []httpCase {
 		{"GET command", "GET", "/v1/command", bearer, ``, false, 405, server.CodeMethodNotAllowed, true},
 		{"POST status", "POST", "/v1/status", bearer, ``, false, 405, server.CodeMethodNotAllowed, true},
 		{"unknown path", "POST", "/v1/takeoff", bearer, ``, false, 404, server.CodeNotFound, true},
-		{"root", "GET", "/", "", ``, false, 404, server.CodeNotFound, true},
+		{"unknown path", "GET", "/v2/status", "", ``, false, 404, server.CodeNotFound, true},
 		{"dump_log", "POST", "/v1/dump_log", bearer, `{}`, false, 200, "", false},
 		{"connect", "POST", "/v1/command", bearer, `{"event":"connect"}`, false, 200, "", false},
 	}
@@ -197,6 +197,7 @@ func TestStatusStream(t *testing.T) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
 	var states []string
+	var records []server.FeedRecord
 	next := func() mission.Status {
 		var event, id string
 		for sc.Scan() {
@@ -206,6 +207,13 @@ func TestStatusStream(t *testing.T) {
 				event = line[7:]
 			case strings.HasPrefix(line, "id: "):
 				id = line[4:]
+			case strings.HasPrefix(line, "data: ") && event == "record":
+				var rec server.FeedRecord
+				if err := json.Unmarshal([]byte(line[6:]), &rec); err != nil || rec.N == 0 || rec.Kind == "" {
+					t.Fatalf("record %q: %v", line, err)
+				}
+				records = append(records, rec)
+				event = ""
 			case strings.HasPrefix(line, "data: "):
 				var st mission.Status
 				if err := json.Unmarshal([]byte(line[6:]), &st); err != nil {
@@ -237,6 +245,53 @@ func TestStatusStream(t *testing.T) {
 	}
 	if got := strings.Join(states, " "); got != "IDLE CONNECTING ARMING" {
 		t.Errorf("states seen: %s", got)
+	}
+	// The machine's records come on the same stream: the connect command
+	// and the transition to CONNECTING at least.
+	var kinds []string
+	for _, r := range records {
+		kinds = append(kinds, r.Kind)
+	}
+	if k := strings.Join(kinds, " "); !strings.Contains(k, "command") || !strings.Contains(k, "transition") {
+		t.Errorf("records streamed: %q; want the command and the transition", k)
+	}
+}
+
+// The live page is served at / without a token and loads nothing from
+// elsewhere; /v1/events and /v1/queue answer JSON.
+func TestLivePageAndFeeds(t *testing.T) {
+	s, stop := start(t, server.Config{Machine: mission.DefaultConfig(), Adapter: adapter.NewStateOnly(adapter.KinematicConfig{})})
+	defer stop()
+	h := s.Handler(token, 0)
+	get := func(path string) *httptest.ResponseRecorder {
+		rr := httptest.NewRecorder()
+		h.ServeHTTP(rr, httptest.NewRequest("GET", path, nil))
+		return rr
+	}
+	rr := get("/")
+	if rr.Code != 200 || !strings.Contains(rr.Body.String(), "EventSource(\"/v1/status/stream\")") {
+		t.Fatalf("GET /: %d", rr.Code)
+	}
+	if b := rr.Body.String(); strings.Contains(b, "http://") || strings.Contains(b, "https://") {
+		t.Error("the live page refers to an external address")
+	}
+	if _, err := s.Do(context.Background(), mission.Connect{}); err != nil {
+		t.Fatal(err)
+	}
+	var ev struct {
+		Records []server.FeedRecord `json:"records"`
+		Last    uint64              `json:"last"`
+	}
+	if rr := get("/v1/events?after=0"); rr.Code != 200 || json.Unmarshal(rr.Body.Bytes(), &ev) != nil || len(ev.Records) == 0 || ev.Last != ev.Records[len(ev.Records)-1].N {
+		t.Errorf("GET /v1/events: %d %s", rr.Code, rr.Body)
+	}
+	if rr := get("/v1/queue"); rr.Code != 200 || !strings.Contains(rr.Body.String(), `"waypoints":[]`) {
+		t.Errorf("GET /v1/queue before a mission: %d %s", rr.Code, rr.Body)
+	}
+	rr = httptest.NewRecorder()
+	h.ServeHTTP(rr, httptest.NewRequest("POST", "/", nil))
+	if rr.Code != 405 {
+		t.Errorf("POST /: %d; want 405", rr.Code)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -83,10 +84,11 @@ type Reply struct {
 
 // snapshot is a published status and its version.
 type snapshot struct {
-	status  mission.Status
-	json    []byte // the status JSON
-	key     []byte // the JSON without its time fields, to detect changes
-	version uint64
+	status    mission.Status
+	waypoints []mission.Waypoint
+	json      []byte // the status JSON
+	key       []byte // the JSON without its time fields, to detect changes
+	version   uint64
 }
 
 type request struct {
@@ -112,7 +114,43 @@ type Server struct {
 	snap  atomic.Pointer[snapshot]
 	subMu sync.Mutex
 	subs  map[chan struct{}]struct{}
+
+	feedMu sync.Mutex
+	feed   []FeedRecord // the latest machine records, for live displays
+	feedN  uint64       // records ever added
 }
+
+// FeedRecord is one of the machine's records (a transition, a milestone, a
+// command and its outcome) as live displays receive it.
+type FeedRecord struct {
+	N      uint64  `json:"n"` // 1, 2, … in order; never repeats
+	TimeS  float64 `json:"time_s"`
+	Kind   string  `json:"kind"`
+	State  string  `json:"state"`
+	Detail string  `json:"detail"`
+}
+
+// feedCap is how many records the live feed keeps.
+const feedCap = 200
+
+// Feed returns the records after n (at most feedCap) and the number of the
+// newest record.
+func (s *Server) Feed(after uint64) ([]FeedRecord, uint64) {
+	s.feedMu.Lock()
+	defer s.feedMu.Unlock()
+	var out []FeedRecord
+	for _, r := range s.feed {
+		if r.N > after {
+			out = append(out, r)
+		}
+	}
+	return out, s.feedN
+}
+
+// Waypoints returns the waypoints of the current or last queue. It must be
+// called from outside the loop; it reads the snapshot taken at the last
+// change.
+func (s *Server) Waypoints() []mission.Waypoint { return s.snap.Load().waypoints }
 
 // New returns a server; the machine is in IDLE.
 func New(cfg Config) (*Server, error) {
@@ -287,6 +325,20 @@ func (s *Server) step(ev mission.Event, cmds chan<- mission.Command) mission.Rea
 		cmds <- c // never blocks: the machine keeps one command outstanding
 		s.logf("dispatch %s", c)
 	}
+	if len(rd.Records) > 0 {
+		s.feedMu.Lock()
+		for _, r := range rd.Records {
+			s.feedN++
+			s.feed = append(s.feed, FeedRecord{N: s.feedN, TimeS: math.Round(now.Seconds()*1000) / 1000, Kind: string(r.Kind), State: r.State.String(), Detail: r.Detail})
+		}
+		if len(s.feed) > feedCap {
+			s.feed = append(s.feed[:0], s.feed[len(s.feed)-feedCap:]...)
+		}
+		s.feedMu.Unlock()
+		if !rd.Changed {
+			s.wake()
+		}
+	}
 	for _, r := range rd.Records {
 		if s.rec != nil {
 			s.rec.Record(now.Seconds(), r.Kind, r.State.String(), r.Detail)
@@ -364,10 +416,15 @@ func (s *Server) publish() {
 			v++
 		}
 	}
-	s.snap.Store(&snapshot{status: st, json: js, key: kb, version: v})
+	s.snap.Store(&snapshot{status: st, waypoints: s.m.Waypoints(), json: js, key: kb, version: v})
 	if !changed {
 		return
 	}
+	s.wake()
+}
+
+// wake tells every subscriber that something changed.
+func (s *Server) wake() {
 	s.subMu.Lock()
 	for ch := range s.subs {
 		select {

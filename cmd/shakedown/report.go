@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shakedown-robotics/shakedown/report"
+)
+
+func newReportCmd() *cobra.Command {
+	var out, title string
+	cmd := &cobra.Command{
+		Use:   "report <results-dir>",
+		Short: "Turn a results directory into one self-contained HTML page",
+		Long: `Turn the results directory of bench (metrics.json, results.xml, plots), run
+(results.json and the test plots), fly --out, eol (reports/*-eol.json) or
+generate (ranked test_N.yaml with their plots) into one HTML page: the summary
+table with pass and fail at a glance, every plot embedded, links from each
+test to its plot. The page loads nothing from elsewhere, so CI can archive it.
+A directory of another kind, or a corrupt results file, is exit 2.`,
+		Example: `  shakedown report tests/results/2026-11-29_21-02-52 --out bench.html
+  shakedown report results --out run.html
+  shakedown report reports`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			st, err := os.Stat(dir)
+			if err != nil {
+				return err
+			}
+			if !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", dir)
+			}
+			if title == "" {
+				title = "Shakedown report: " + filepath.Base(filepath.Clean(dir))
+			}
+			p, err := report.Build(os.DirFS(dir), title)
+			if err != nil {
+				return fmt.Errorf("%s: %w", dir, err)
+			}
+			if out == "" {
+				out = filepath.Join(dir, "report.html")
+			}
+			var b bytes.Buffer
+			if err := p.WriteHTML(&b); err != nil {
+				return err
+			}
+			if err := writeAtomic(out, b.Bytes()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s results, %s (%s); wrote %s\n", dir, p.Kind, p.Status, p.Headline, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "HTML `file` to write (default <results-dir>/report.html)")
+	cmd.Flags().StringVar(&title, "title", "", "page title")
+	return cmd
+}

@@ -1,0 +1,432 @@
+// Package report turns a results directory (of bench, run, fly, eol or
+// generate) into one self-contained HTML page: a summary table, every plot
+// embedded (PNG as data URIs, SVG inline), pass and fail at a glance, and
+// links between each test and its plot. The page loads nothing from
+// anywhere, so CI can archive it.
+package report
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/shakedown-robotics/shakedown/bench"
+	"github.com/shakedown-robotics/shakedown/bench/results"
+	"github.com/shakedown-robotics/shakedown/eol"
+)
+
+// Kinds of results directories.
+const (
+	KindBench    = "bench"
+	KindRun      = "run"
+	KindFly      = "fly"
+	KindEOL      = "eol"
+	KindGenerate = "generate"
+)
+
+// ErrUnknownKind is returned for a directory that holds no results Shakedown
+// writes.
+var ErrUnknownKind = errors.New("report: not a results directory of bench, run, fly, eol or generate")
+
+// Status is a verdict at a glance.
+type Status string
+
+// Statuses.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	Skip Status = "skip"
+	Info Status = "info"
+)
+
+// Plot is an image of the page.
+type Plot struct {
+	ID   string // HTML anchor
+	Name string
+	SVG  template.HTML // inline SVG, or
+	PNG  template.URL  // a data: URL of a PNG
+}
+
+// Row is a line of the summary table; Link points at the row's plot.
+type Row struct {
+	Status Status
+	Cells  []string
+	Link   string // anchor of a plot, or ""
+}
+
+// Page is a report ready to render.
+type Page struct {
+	Title    string
+	Kind     string
+	Status   Status // the whole directory's verdict
+	Headline string
+	Columns  []string
+	Rows     []Row
+	Plots    []Plot
+	Text     []Block // preformatted texts (summary.txt, Markdown reports)
+}
+
+// Block is a preformatted text shown on the page.
+type Block struct {
+	Name string
+	Body string
+}
+
+// Detect tells which command wrote the directory.
+func Detect(fsys fs.FS) (string, error) {
+	has := func(name string) bool { _, err := fs.Stat(fsys, name); return err == nil }
+	glob := func(p string) bool { m, _ := fs.Glob(fsys, p); return len(m) > 0 }
+	switch {
+	case has(results.MetricsFile):
+		return KindBench, nil
+	case has("results.json") && glob("*-run*.csv"):
+		return KindRun, nil
+	case has("result.json") && has("trajectory.csv"):
+		return KindFly, nil
+	case glob("*-eol.json"):
+		return KindEOL, nil
+	case glob("test_*.yaml"):
+		return KindGenerate, nil
+	}
+	return "", ErrUnknownKind
+}
+
+// Build reads the directory and assembles its page.
+func Build(fsys fs.FS, title string) (*Page, error) {
+	kind, err := Detect(fsys)
+	if err != nil {
+		return nil, err
+	}
+	p := &Page{Title: title, Kind: kind}
+	switch kind {
+	case KindBench:
+		err = p.bench(fsys)
+	case KindRun:
+		err = p.run(fsys)
+	case KindFly:
+		err = p.fly(fsys)
+	case KindEOL:
+		err = p.eol(fsys)
+	case KindGenerate:
+		err = p.generate(fsys)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.Status = Pass
+	for _, r := range p.Rows {
+		if r.Status == Fail {
+			p.Status = Fail
+		}
+	}
+	return p, nil
+}
+
+// plots embeds every image matching the patterns, in name order.
+func (p *Page) plots(fsys fs.FS, patterns ...string) error {
+	var names []string
+	for _, pat := range patterns {
+		m, err := fs.Glob(fsys, pat)
+		if err != nil {
+			return err
+		}
+		names = append(names, m...)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return err
+		}
+		pl := Plot{ID: anchor(n), Name: n}
+		switch path.Ext(n) {
+		case ".png":
+			if !strings.HasPrefix(string(b), "\x89PNG") {
+				return fmt.Errorf("report: %s is not a PNG image", n)
+			}
+			pl.PNG = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+		case ".svg":
+			if !strings.Contains(string(b[:min(len(b), 512)]), "<svg") {
+				return fmt.Errorf("report: %s is not an SVG image", n)
+			}
+			pl.SVG = template.HTML(b) // the directory's own file, written by Shakedown
+		}
+		p.Plots = append(p.Plots, pl)
+	}
+	return nil
+}
+
+func anchor(name string) string {
+	r := strings.NewReplacer("/", "-", ".", "-", "#", "-", " ", "-", "[", "-", "]", "-")
+	return "plot-" + r.Replace(name)
+}
+
+func (p *Page) bench(fsys fs.FS) error {
+	data, err := fs.ReadFile(fsys, results.MetricsFile)
+	if err != nil {
+		return err
+	}
+	metrics, err := results.DecodeMetrics(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", results.MetricsFile, err)
+	}
+	var cases []bench.Case
+	if data, err := fs.ReadFile(fsys, results.JUnitFile); err == nil {
+		if cases, err = results.DecodeJUnit(data); err != nil {
+			return fmt.Errorf("%s: %w", results.JUnitFile, err)
+		}
+	}
+	p.Columns = []string{"test", "status", "simulated s", "message"}
+	failed := 0
+	for _, c := range cases {
+		st := Pass
+		switch c.Status {
+		case bench.Failed:
+			st = Fail
+			failed++
+		case bench.Skipped:
+			st = Skip
+		}
+		link := ""
+		if tr := trajOf(c.Param); tr != "" {
+			link = anchor("plots/path-" + tr)
+		}
+		p.Rows = append(p.Rows, Row{Status: st, Cells: []string{c.Name(), string(c.Status), fmt.Sprintf("%.1f", c.SimS), c.Message}, Link: link})
+	}
+	p.Headline = fmt.Sprintf("%d phases, %d failed; %d metric groups", len(cases), failed, len(metrics))
+	// Metrics as a second table, in the text blocks (one line each).
+	var b strings.Builder
+	ids := make([]string, 0, len(metrics))
+	for id := range metrics {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		fmt.Fprintf(&b, "%s\n", id)
+		keys := make([]string, 0, len(metrics[id]))
+		for k := range metrics[id] {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			m := metrics[id][k]
+			v := fmt.Sprintf("%g", m.Value)
+			if m.Sentinel != "" {
+				v = m.Sentinel
+			}
+			fmt.Fprintf(&b, "  %-45s %12s %s\n", k, v, m.Unit)
+		}
+	}
+	p.Text = append(p.Text, Block{Name: "metrics.json", Body: b.String()})
+	if s, err := fs.ReadFile(fsys, "summary.txt"); err == nil {
+		p.Text = append([]Block{{Name: "summary.txt", Body: string(s)}}, p.Text...)
+	}
+	return p.plots(fsys, "plots/*.png", "plots/*.svg")
+}
+
+// trajOf returns the "Circle-rob1" part bench uses in plot names for a
+// case's parameter "shakedown-rob#1-trajCircle-iter0".
+func trajOf(param string) string {
+	var rob, tr string
+	for _, f := range strings.Split(param, "-") {
+		switch {
+		case strings.HasPrefix(f, "rob#"):
+			rob = "rob" + strings.TrimPrefix(f, "rob#")
+		case strings.HasPrefix(f, "traj"):
+			tr = strings.TrimPrefix(f, "traj")
+		}
+	}
+	if rob == "" || tr == "" {
+		return ""
+	}
+	return tr + "-" + rob
+}
+
+// runResult is the part of `shakedown run`'s results.json the page shows.
+type runResult struct {
+	Test    string `json:"test"`
+	Mission string `json:"mission"`
+	Summary struct {
+		Runs          int      `json:"runs"`
+		MinClearanceM *float64 `json:"min_clearance_m"`
+		MeanPoints    float64  `json:"mean_points"`
+		MeanTimeS     float64  `json:"mean_flight_time_s"`
+		HardFails     int      `json:"hard_fails"`
+		SoftFails     int      `json:"soft_fails"`
+		Verdict       string   `json:"verdict"`
+	} `json:"summary"`
+}
+
+func decodeStrict(name string, data []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("report: %s: %w", name, err)
+	}
+	return nil
+}
+
+func (p *Page) run(fsys fs.FS) error {
+	data, err := fs.ReadFile(fsys, "results.json")
+	if err != nil {
+		return err
+	}
+	var rs []runResult
+	if err := decodeStrict("results.json", data, &rs); err != nil {
+		return err
+	}
+	p.Columns = []string{"test", "mission", "verdict", "min distance m", "points", "flight time s", "runs (soft / hard fails)"}
+	failed := 0
+	for _, r := range rs {
+		st := Pass
+		if r.Summary.Verdict != "pass" {
+			st = Fail
+			failed++
+		}
+		d := "—"
+		if r.Summary.MinClearanceM != nil {
+			d = fmt.Sprintf("%.2f", *r.Summary.MinClearanceM)
+		}
+		name := strings.TrimSuffix(path.Base(r.Test), path.Ext(r.Test))
+		p.Rows = append(p.Rows, Row{Status: st, Link: anchor(name + ".png"), Cells: []string{r.Test, r.Mission, r.Summary.Verdict, d,
+			fmt.Sprintf("%.2f", r.Summary.MeanPoints), fmt.Sprintf("%.1f", r.Summary.MeanTimeS),
+			fmt.Sprintf("%d (%d / %d)", r.Summary.Runs, r.Summary.SoftFails, r.Summary.HardFails)}})
+	}
+	p.Headline = fmt.Sprintf("%d tests: %d passed, %d failed (closer than 1.5 m or collided)", len(rs), len(rs)-failed, failed)
+	return p.plots(fsys, "*.png", "*.svg")
+}
+
+func (p *Page) fly(fsys fs.FS) error {
+	data, err := fs.ReadFile(fsys, "result.json")
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Mission       string   `json:"mission"`
+		Completed     bool     `json:"completed"`
+		Reason        string   `json:"reason"`
+		FlightTimeS   float64  `json:"flight_time_s"`
+		PathLengthM   float64  `json:"path_length_m"`
+		MinClearanceM *float64 `json:"min_clearance_m"`
+		Verdict       string   `json:"verdict"`
+	}
+	if err := decodeStrict("result.json", data, &r); err != nil {
+		return err
+	}
+	st := Pass
+	if !r.Completed || (r.Verdict != "" && r.Verdict != "pass") {
+		st = Fail
+	}
+	d := "—"
+	if r.MinClearanceM != nil {
+		d = fmt.Sprintf("%.2f", *r.MinClearanceM)
+	}
+	p.Columns = []string{"mission", "completed", "reason", "flight time s", "path m", "min clearance m"}
+	p.Rows = []Row{{Status: st, Link: anchor("flight.png"), Cells: []string{r.Mission, fmt.Sprint(r.Completed), r.Reason,
+		fmt.Sprintf("%.1f", r.FlightTimeS), fmt.Sprintf("%.1f", r.PathLengthM), d}}}
+	p.Headline = r.Reason
+	return p.plots(fsys, "*.png", "*.svg")
+}
+
+func (p *Page) eol(fsys fs.FS) error {
+	files, _ := fs.Glob(fsys, "*-eol.json")
+	slices.Sort(files)
+	p.Columns = []string{"run", "vehicle", "serial", "step", "check", "result", "measured", "limit"}
+	failed := 0
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return err
+		}
+		var rec struct {
+			EOL *eol.Report `json:"end_of_line"`
+		}
+		if err := decodeStrict(f, data, &rec); err != nil {
+			return err
+		}
+		if rec.EOL == nil {
+			return fmt.Errorf("report: %s: no end_of_line block", f)
+		}
+		r := rec.EOL
+		if r.Result == eol.Fail {
+			failed++
+		}
+		for _, c := range r.Checks {
+			st := Info
+			switch c.Result {
+			case eol.Pass:
+				st = Pass
+			case eol.Fail:
+				st = Fail
+			case eol.Skip:
+				st = Skip
+			}
+			p.Rows = append(p.Rows, Row{Status: st, Cells: []string{r.RunID, r.Vehicle, r.Serial, fmt.Sprintf("%d %s", c.Step, c.StepName), c.Name, string(c.Result), c.Measured, c.Limit}})
+		}
+		if md, err := fs.ReadFile(fsys, strings.TrimSuffix(f, ".json")+".md"); err == nil {
+			p.Text = append(p.Text, Block{Name: strings.TrimSuffix(f, ".json") + ".md", Body: string(md)})
+		}
+	}
+	p.Headline = fmt.Sprintf("%d end-of-line runs, %d failed", len(files), failed)
+	return p.plots(fsys, "*.png", "*.svg")
+}
+
+func (p *Page) generate(fsys fs.FS) error {
+	tests, _ := fs.Glob(fsys, "test_*.yaml")
+	slices.SortFunc(tests, func(a, b string) int { return testIndex(a) - testIndex(b) })
+	p.Columns = []string{"rank", "test", "plot"}
+	for i, t := range tests {
+		base := strings.TrimSuffix(t, ".yaml")
+		link, plot := "", "—"
+		if _, err := fs.Stat(fsys, base+".png"); err == nil {
+			link, plot = anchor(base+".png"), base+".png"
+		}
+		p.Rows = append(p.Rows, Row{Status: Info, Link: link, Cells: []string{fmt.Sprint(i + 1), t, plot}})
+	}
+	p.Headline = fmt.Sprintf("%d generated tests, ranked by decreasing quality", len(tests))
+	return p.plots(fsys, "*.png", "*.svg")
+}
+
+func testIndex(name string) int {
+	var n int
+	fmt.Sscanf(strings.TrimPrefix(path.Base(name), "test_"), "%d", &n)
+	return n
+}
+
+// WriteHTML renders the page.
+func (p *Page) WriteHTML(w io.Writer) error {
+	return page.Execute(w, p)
+}
+
+var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;color:#222;padding:0 1rem}
+h1{margin-bottom:.2rem}.kind{color:#666;font-size:.9rem}
+.badge{display:inline-block;padding:.15rem .6rem;border-radius:.8rem;font-weight:600;color:#fff}
+.pass{background:#2e7d32}.fail{background:#c62828}.skip{background:#9e9e9e}.info{background:#1565c0}
+table{border-collapse:collapse;width:100%;margin:1rem 0;font-size:.9rem}
+th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f5f5f5}tr.fail td{background:#fdecea}tr.skip td{color:#777}
+pre{background:#f7f7f7;padding:.8rem;overflow:auto;font-size:.8rem}
+figure{margin:1.5rem 0}figure img,figure svg{max-width:100%;height:auto;border:1px solid #ddd}
+figcaption{font-size:.85rem;color:#555}
+</style></head><body>
+<h1>{{.Title}}</h1>
+<div class="kind">{{.Kind}} results · <span id="verdict" class="badge {{.Status}}">{{.Status}}</span> {{.Headline}}</div>
+<table id="summary"><thead><tr><th></th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr class="{{.Status}}"><td><span class="badge {{.Status}}">{{.Status}}</span></td>{{range $i, $c := .Cells}}<td>{{$c}}</td>{{end}}{{if .Link}}<td><a href="#{{.Link}}">plot</a></td>{{end}}</tr>
+{{end}}</tbody></table>
+{{range .Text}}<h2>{{.Name}}</h2><pre>{{.Body}}</pre>
+{{end}}
+{{if .Plots}}<h2>Plots</h2>{{end}}
+{{range .Plots}}<figure id="{{.ID}}">{{if .PNG}}<img alt="{{.Name}}" src="{{.PNG}}">{{else}}{{.SVG}}{{end}}<figcaption>{{.Name}}</figcaption></figure>
+{{end}}
+</body></html>
+`))

@@ -1,0 +1,132 @@
+package report_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/internal/browsertest"
+	"github.com/shakedown-robotics/shakedown/plot"
+	"github.com/shakedown-robotics/shakedown/report"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+// runDir writes a results directory like `shakedown run --out` leaves: one
+// passing and one failing test, each with its plot.
+func runDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	area := world.DefaultArea
+	for _, name := range []string{"test_0", "test_1"} {
+		var b bytes.Buffer
+		f := plot.Flight{Title: name, Area: &area, Obstacles: []world.Box{{L: 10, W: 4, H: 20, X: -5, Y: 25, R: 30}},
+			Flown: []geom.Vec3{{}, {X: -10, Y: 25}, {X: -5, Y: 50}}, Start: true, End: true}
+		if err := plot.WritePNG(&b, f, 600, 400); err != nil {
+			t.Fatal(err)
+		}
+		write(t, dir, name+".png", b.Bytes())
+		write(t, dir, name+"-run1.csv", []byte("t,x,y,z,heading\n"))
+	}
+	write(t, dir, "results.json", []byte(`[
+ {"test":"gen/test_0.yaml","mission":"mission2","summary":{"runs":1,"min_clearance_m":2.5,"mean_points":0,"mean_flight_time_s":90,"hard_fails":0,"soft_fails":0,"verdict":"pass"},"runs":[]},
+ {"test":"gen/test_1.yaml","mission":"mission2","summary":{"runs":1,"min_clearance_m":0.4,"mean_points":2,"mean_flight_time_s":95,"hard_fails":0,"soft_fails":1,"verdict":"soft-fail"},"runs":[]}
+]`))
+	return dir
+}
+
+func write(t *testing.T, dir, name string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBuildRun(t *testing.T) {
+	p, err := report.Build(os.DirFS(runDir(t)), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != report.KindRun || p.Status != report.Fail || len(p.Rows) != 2 || len(p.Plots) != 2 {
+		t.Fatalf("page %+v", p)
+	}
+	if p.Rows[0].Status != report.Pass || p.Rows[1].Status != report.Fail || p.Rows[1].Link != p.Plots[1].ID {
+		t.Errorf("rows %+v, plots %v %v", p.Rows, p.Plots[0].ID, p.Plots[1].ID)
+	}
+	var b bytes.Buffer
+	if err := p.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, w := range []string{`src="data:image/png;base64,`, `href="#` + p.Plots[1].ID + `"`, `id="` + p.Plots[1].ID + `"`, "soft-fail"} {
+		if !strings.Contains(html, w) {
+			t.Errorf("page lacks %q", w)
+		}
+	}
+	if strings.Contains(html, "http://") || strings.Contains(html, "https://") || strings.Contains(html, "ZgotmplZ") {
+		t.Error("the page refers to an external address or has an escaped URL")
+	}
+}
+
+func TestBadDirectories(t *testing.T) {
+	empty := t.TempDir()
+	if _, err := report.Build(os.DirFS(empty), "x"); err != report.ErrUnknownKind {
+		t.Errorf("empty directory: got %v; want ErrUnknownKind", err)
+	}
+	corrupt := t.TempDir()
+	write(t, corrupt, "metrics.json", []byte("{not json"))
+	if _, err := report.Build(os.DirFS(corrupt), "x"); err == nil || !strings.Contains(err.Error(), "metrics.json") {
+		t.Errorf("corrupt metrics.json: got %v; want an error naming it", err)
+	}
+	badRun := runDir(t)
+	write(t, badRun, "results.json", []byte(`[{"test": 3}]`))
+	if _, err := report.Build(os.DirFS(badRun), "x"); err == nil || !strings.Contains(err.Error(), "results.json") {
+		t.Errorf("corrupt results.json: got %v", err)
+	}
+	badPNG := runDir(t)
+	write(t, badPNG, "test_0.png", []byte("not a png"))
+	if _, err := report.Build(os.DirFS(badPNG), "x"); err == nil {
+		t.Error("a broken PNG was embedded")
+	}
+}
+
+// The report opens in a real browser and every plot renders (each image
+// has decoded pixels); a screenshot is kept as a test artifact.
+func TestReportInBrowser(t *testing.T) {
+	dir := runDir(t)
+	p, err := report.Build(os.DirFS(dir), "Shakedown report: run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "report.html")
+	write(t, dir, "report.html", b.Bytes())
+	ctx := browsertest.New(t, 60*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible("#summary")); err != nil {
+		t.Fatal(err)
+	}
+	rendered, err := chromedp.Run(ctx, chromedp.Poll[[]int](`(() => { const im = [...document.images]; return im.length > 0 && im.every(i => i.complete && i.naturalWidth > 0) ? im.map(i => i.naturalWidth) : null })()`, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		t.Fatalf("plots did not render: %v", err)
+	}
+	if len(rendered) != 2 || rendered[0] != 600 {
+		t.Errorf("rendered image widths %v; want two of 600 px", rendered)
+	}
+	verdict, err := chromedp.Run(ctx, chromedp.Text("#verdict"))
+	if err != nil || verdict != "fail" {
+		t.Errorf("verdict badge %q (%v); want fail", verdict, err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.SaveArtifact(t, "report.png", shot)
+}
