@@ -30,6 +30,8 @@ type flyFlags struct {
 	autopilot string
 	gust      float64
 	record    string
+	connect   string    // fly a MAVLink vehicle at this URL instead of the simulator
+	stderr    io.Writer // diagnostics of --connect
 }
 
 func newFlyCmd() *cobra.Command {
@@ -52,6 +54,7 @@ input.`,
   shakedown fly case_studies/mission4.yaml --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.stderr = cmd.ErrOrStderr()
 			return fly(cmd.Context(), cmd.OutOrStdout(), args[0], f)
 		},
 	}
@@ -64,6 +67,7 @@ input.`,
 	fl.StringVar(&f.rules, "rules", "2025", "obstacle validity rules: 2024, 2025 or 2026")
 	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotAvoid, "avoid (PX4-like with the obstacle-avoidance planner) or plain")
 	fl.Float64Var(&f.gust, "gust", 0, "wind gust standard deviation, m/s (0 = calm; run and dataset use 0.3)")
+	fl.StringVar(&f.connect, "connect", "", "fly a MAVLink vehicle at `URL` (PX4, ArduPilot, shakedown sitl) instead of the simulator; --timeout is then in the vehicle's seconds")
 	fl.StringVar(&f.record, "record", "", "write the flight as an MCAP `FILE` for Foxglove")
 	return cmd
 }
@@ -118,7 +122,12 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 	if f.record != "" {
 		opt.Record = &mcap
 	}
-	res, _, err := run.Fly(ctx, cs, opt)
+	var res *run.Result
+	if f.connect != "" {
+		res, err = flyOverMAVLink(ctx, f.stderr, cs, f)
+	} else {
+		res, _, err = run.Fly(ctx, cs, opt)
+	}
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -246,7 +247,6 @@ func missionCheckAdapter(name string, speed float64) error {
 	switch name {
 	case "demo", "sim", "state_only":
 	case "mavlink":
-		return fmt.Errorf("--adapter mavlink: not available in this build yet")
 	default:
 		return fmt.Errorf("--adapter %q: want demo, sim, state_only or mavlink", name)
 	}
@@ -307,6 +307,11 @@ func startMissionDaemon(p server.Params, adapterName string, speed float64, seed
 			return nil, err
 		}
 		ad = s
+	case "mavlink":
+		var err error
+		if ad, err = newMavlinkMissionAdapter(strings.Join(connect, ""), logf); err != nil {
+			return nil, err
+		}
 	}
 	var rec *blackbox.Recorder
 	if p.RecordEvents {
@@ -353,6 +358,9 @@ func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, 
 		return err
 	}
 	if err := missionCheckAdapter(f.adapter, f.speed); err != nil {
+		return err
+	}
+	if err := checkMavlinkConnect(f.adapter, f.connect); err != nil {
 		return err
 	}
 	p, err := missionParams(cmd, f)

@@ -168,7 +168,7 @@ func TestMissionBadInput(t *testing.T) {
 		want string
 	}{
 		{"adapter", []string{"--adapter", "airsim"}, "--adapter"},
-		{"mavlink not built in", []string{"--adapter", "mavlink"}, "not available"},
+		{"mavlink without --connect", []string{"--adapter", "mavlink"}, "needs --connect"},
 		{"remote", []string{"--listen", "0.0.0.0:0"}, "--allow-remote"},
 		{"bad listen", []string{"--listen", "7350"}, "host:port"},
 		{"speed", []string{"--speed", "0"}, "--speed"},

@@ -1,0 +1,200 @@
+package mavlink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"syscall"
+	"time"
+
+	"github.com/bluenviron/gomavlib/v3"
+	"github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
+
+	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/vehicle"
+)
+
+// ServerConfig configures a Server. Zero values mean the defaults named on
+// each field.
+type ServerConfig struct {
+	// Sim is the simulated vehicle, disarmed on the ground; required. The
+	// server steps it: do not touch it while the server runs (see Do).
+	Sim *vehicle.Sim
+	// Endpoints are the links, e.g. the offboard/API link (a UDP server on
+	// 14540) and the ground station (a UDP client to 14550); at least one.
+	Endpoints []gomavlib.EndpointConf
+	// SystemID and ComponentID identify the vehicle; 0 = 1 and 1 (PX4's).
+	SystemID, ComponentID uint8
+	// Speed is simulated seconds per wall second; 0 = 1.
+	Speed float64
+	// Clock paces the simulation; nil = RealClock.
+	Clock Clock
+	// Tick is the wall period of the simulation loop; 0 = 5 ms.
+	Tick time.Duration
+	// Origin is the geographic position of the local frame's origin; zero =
+	// scenario.SITLHome (PX4 SITL's default spawn point).
+	Origin scenario.LatLonAlt
+	// FailsafeDelayS is how long, in vehicle time, the vehicle holds after
+	// losing its offboard setpoints before it lands (PX4's COM_FAIL_ACT_T);
+	// 0 = 5 s.
+	FailsafeDelayS float64
+	// Logf receives one line per link event; nil = none.
+	Logf func(format string, args ...any)
+}
+
+// MaxCatchUpS is the most vehicle time one tick steps; a loop that fell
+// further behind lets the simulation lag rather than flood the link.
+const MaxCatchUpS = 1.0
+
+// Server serves a vehicle.Sim as a PX4-like MAVLink vehicle. Create it with
+// NewServer and call Run.
+type Server struct {
+	cfg  ServerConfig
+	node *gomavlib.Node
+	core *core
+	reqs chan func(*vehicle.Sim)
+	done chan struct{}
+}
+
+// NewServer opens the links; nothing is sent before Run.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.Sim == nil {
+		return nil, errors.New("mavlink: server needs a simulator")
+	}
+	if len(cfg.Endpoints) == 0 {
+		return nil, errors.New("mavlink: server needs at least one endpoint")
+	}
+	if cfg.SystemID == 0 {
+		cfg.SystemID = 1
+	}
+	if cfg.ComponentID == 0 {
+		cfg.ComponentID = 1
+	}
+	if cfg.Speed == 0 {
+		cfg.Speed = 1
+	}
+	if !(cfg.Speed > 0) || cfg.Speed > 1000 {
+		return nil, fmt.Errorf("mavlink: speed %v: want a factor in (0, 1000]", cfg.Speed)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	if cfg.Tick == 0 {
+		cfg.Tick = 5 * time.Millisecond
+	}
+	if cfg.Tick < 0 {
+		return nil, fmt.Errorf("mavlink: tick %v must be > 0", cfg.Tick)
+	}
+	if cfg.Origin == (scenario.LatLonAlt{}) {
+		cfg.Origin = scenario.SITLHome
+	}
+	if cfg.FailsafeDelayS == 0 {
+		cfg.FailsafeDelayS = 5
+	}
+	if !(cfg.FailsafeDelayS > 0) || math.IsInf(cfg.FailsafeDelayS, 0) {
+		return nil, fmt.Errorf("mavlink: failsafe delay %v s must be finite and > 0", cfg.FailsafeDelayS)
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	node := &gomavlib.Node{Endpoints: cfg.Endpoints, Dialect: common.Dialect, OutVersion: gomavlib.V2,
+		OutSystemID: cfg.SystemID, OutComponentID: cfg.ComponentID, HeartbeatDisable: true}
+	if err := node.Initialize(); err != nil {
+		return nil, fmt.Errorf("mavlink: %w", err)
+	}
+	return &Server{cfg: cfg, node: node, core: newCore(cfg.Sim, cfg.SystemID, cfg.ComponentID, cfg.Origin, cfg.FailsafeDelayS),
+		reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{})}, nil
+}
+
+// Run serves until ctx is done, then closes the links.
+func (s *Server) Run(ctx context.Context) error {
+	defer close(s.done)
+	defer s.node.Close()
+	clk := s.cfg.Clock
+	tk := clk.NewTicker(s.cfg.Tick)
+	defer tk.Stop()
+	c := s.core
+	t0, sim0 := clk.Now(), c.now()
+	events := s.node.Events()
+	refused := map[string]bool{}
+	c.advance(sim0, t0) // the first heartbeat and streams at once
+	s.flush()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				return errors.New("mavlink: server links closed")
+			}
+			switch e := ev.(type) {
+			case *gomavlib.EventFrame:
+				c.handle(e.Channel, e.SystemID(), e.ComponentID(), e.Message())
+				s.flush()
+			case *gomavlib.EventChannelOpen:
+				if !refused[e.Channel.String()] {
+					s.cfg.Logf("link %s open", e.Channel)
+				}
+				// Greet a new link at once rather than at the next 1-Hz beat.
+				_ = s.node.WriteMessageTo(e.Channel, c.heartbeatMsg())
+			case *gomavlib.EventChannelClose:
+				// A ground-station link with nobody listening closes on
+				// ICMP "port unreachable" and reopens every second: say so
+				// once.
+				label := e.Channel.String()
+				switch {
+				case errors.Is(e.Error, syscall.ECONNREFUSED) && !refused[label]:
+					refused[label] = true
+					s.cfg.Logf("link %s: nobody listening; sending on", label)
+				case !refused[label]:
+					s.cfg.Logf("link %s closed: %v", label, e.Error)
+				}
+			}
+		case f := <-s.reqs:
+			f(c.sim)
+		case <-tk.C():
+			now := clk.Now()
+			target := sim0 + now.Sub(t0).Seconds()*s.cfg.Speed
+			if lag := target - c.now(); lag > MaxCatchUpS {
+				sim0 -= lag - MaxCatchUpS
+				target -= lag - MaxCatchUpS
+			}
+			c.advance(target, now)
+			s.flush()
+		}
+	}
+}
+
+// Do runs f on the simulator inside the server's loop (for fault injection
+// and ground truth); it returns false when the server is not running.
+func (s *Server) Do(ctx context.Context, f func(*vehicle.Sim)) bool {
+	done := make(chan struct{})
+	select {
+	case s.reqs <- func(v *vehicle.Sim) { f(v); close(done) }:
+	case <-s.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
+func (s *Server) flush() {
+	for _, o := range s.core.take() {
+		var err error
+		if ch, ok := o.to.(*gomavlib.Channel); ok && ch != nil {
+			err = s.node.WriteMessageTo(ch, o.msg)
+		} else {
+			err = s.node.WriteMessageAll(o.msg)
+		}
+		if err != nil {
+			s.cfg.Logf("write %T: %v", o.msg, err)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module bou.ke/monkey
+
+go 1.18
