@@ -70,7 +70,7 @@ nothing is written when it cannot run.`,
 	fl.StringVar(&f.serial, "serial", "", "the robot's serial number, for the report and the build record (default "+defaultSimSerial+" in the simulator; required with --connect)")
 	fl.BoolVar(&f.blade, "blade", true, "the blade is connected (mower); false makes the blade rows SKIP")
 	fl.BoolVar(&f.lidar, "lidar", true, "a lidar (range sensor) is fitted; false makes its rows SKIP")
-	fl.StringVar(&f.connect, "connect", "", "test a real vehicle at `URL` over MAVLink instead of the simulator (not available yet)")
+	fl.StringVar(&f.connect, "connect", "", "test a real quadrotor at `URL` over MAVLink (PX4, ArduPilot or shakedown sitl) instead of the simulator")
 	fl.StringVar(&f.runID, "run-id", "", "the run's id, which names the reports (default <serial>-<UTC time>)")
 	fl.StringVar(&f.out, "out", "reports", "write the reports into `DIR`")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulator's noise")
@@ -121,14 +121,30 @@ func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeS
 	if f.out == "" {
 		return fmt.Errorf("--out: empty directory")
 	}
-	if f.connect != "" {
-		return fmt.Errorf("--connect %s: MAVLink is not available yet (it comes with the MAVLink issue); no report written. Run without --connect to test in the simulator", f.connect)
+	if f.connect != "" && f.vehicle != "quad" {
+		return fmt.Errorf("--connect: only the quadrotor speaks MAVLink (use --vehicle quad); no report written")
 	}
 	opt := eol.Options{Serial: f.serial, RunID: f.runID, Time: now, Source: "simulator", NoBlade: !f.blade, NoLidar: !f.lidar}
 	var rep *eol.Report
 	var err error
-	switch f.vehicle {
-	case "mower":
+	switch {
+	case f.connect != "":
+		v, cerr := connectVehicle(ctx, f.connect, io.Discard)
+		if cerr != nil {
+			return cerr
+		}
+		defer v.Close()
+		opt.Source = "mavlink " + f.connect
+		// The sensors as a MAVLink link shows them (PX4's stream rates:
+		// HIGHRES_IMU 50 Hz, GPS_RAW_INT 5 Hz, BATTERY_STATUS 1 Hz); the
+		// range sensor's rows need a forward DISTANCE_SENSOR stream.
+		spec := eol.DefaultQuadSpec()
+		spec.IMUHz, spec.GNSSHz, spec.BatteryHz = 50, 5, 1
+		if !f.lidar {
+			spec.RangeHz = 0
+		}
+		rep, err = eol.RunQuad(ctx, v, eol.QuadOptions{Options: opt, Quad: spec})
+	case f.vehicle == "mower":
 		var s *vehicle.MowerSim
 		s, err = vehicle.NewMowerSim(vehicle.MowerSimConfig{
 			Rover: rc,
@@ -140,7 +156,7 @@ func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeS
 			return err
 		}
 		rep, err = eol.RunMower(ctx, s, opt)
-	case "quad":
+	case f.vehicle == "quad":
 		var s *vehicle.Sim
 		if f.lidar {
 			s, err = vehicle.NewQuadTestSim(f.seed)
