@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -90,6 +91,12 @@ type Config struct {
 	// Inject, if set, is called before each phase with the world's
 	// simulators: a hook for fault injection in tests and drills.
 	Inject func(p PhaseInfo, robots []*vehicle.Sim)
+	// Record, if set, records every robot of every environment as an MCAP
+	// flight log (package flightlog) into the writer it returns for the
+	// environment's name (as in "shakedown-rob#3-iter0", the ready phase's
+	// parameter) and the robot's number (1-based). The writers are not
+	// closed.
+	Record func(env string, robot int) (io.Writer, error)
 }
 
 // Progress reports a finished phase.

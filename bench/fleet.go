@@ -39,7 +39,8 @@ type world struct {
 type worldSpec struct {
 	n           int
 	seed        uint64
-	speedMS     float64 // takeoff and landing speed
+	speedMS     float64              // takeoff and landing speed
+	onRecord    []func(*vehicle.Sim) // per robot, the simulators' OnRecord hooks; nil = none
 	windMS      float64
 	gustMS      float64
 	separationM float64
@@ -63,6 +64,7 @@ func newWorld(ctx context.Context, s worldSpec) (*world, error) {
 			Quad:      quad.Config{Wind: wind, StartPos: geom.Vec3{Y: float64(k) * s.separationM}},
 			Autopilot: ap,
 			Seed:      mix(s.seed, uint64(k)+1),
+			OnRecord:  hook(s.onRecord, k),
 		})
 		if err != nil {
 			return nil, err
@@ -72,6 +74,13 @@ func newWorld(ctx context.Context, s worldSpec) (*world, error) {
 	w.dt = w.robots[0].sim.Quad().StepS()
 	w.nextOdom = w.t()
 	return w, nil
+}
+
+func hook(hooks []func(*vehicle.Sim), k int) func(*vehicle.Sim) {
+	if k < len(hooks) {
+		return hooks[k]
+	}
+	return nil
 }
 
 // t returns the world's time.

@@ -3,8 +3,11 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
+
+	"github.com/shakedown-robotics/shakedown/flightlog"
 )
 
 // ErrNoTests is returned when the marks and keyword select no test.
@@ -143,7 +146,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // runEnv flies one environment.
-func runEnv(ctx context.Context, cfg *Config, attrs map[string]map[string]float64, p envPlan, sel func(string) bool, progress func(string)) (*envResult, error) {
+func runEnv(ctx context.Context, cfg *Config, attrs map[string]map[string]float64, p envPlan, sel func(string) bool, progress func(string)) (res *envResult, err error) {
 	suite := uint64(1)
 	speed := TrajSpeedMS
 	if p.suite == MarkTakeoffHoverLand {
@@ -151,9 +154,40 @@ func runEnv(ctx context.Context, cfg *Config, attrs map[string]map[string]float6
 	}
 	start := cfg.Now()
 	seed := mix(cfg.Seed, suite, uint64(p.robots), uint64(p.iter), math.Float64bits(p.vel))
-	w, err := newWorld(ctx, worldSpec{n: p.robots, seed: seed, speedMS: speed, windMS: cfg.WindMS, gustMS: cfg.GustMS, separationM: cfg.SeparationM})
+	spec := worldSpec{n: p.robots, seed: seed, speedMS: speed, windMS: cfg.WindMS, gustMS: cfg.GustMS, separationM: cfg.SeparationM}
+	var recs []*flightlog.SimRecorder
+	if cfg.Record != nil {
+		for k := range p.robots {
+			out, err := cfg.Record(p.readyParam, k+1)
+			if err != nil {
+				return nil, err
+			}
+			fw, err := flightlog.New(out)
+			if err != nil {
+				return nil, err
+			}
+			r := &flightlog.SimRecorder{W: fw}
+			recs = append(recs, r)
+			spec.onRecord = append(spec.onRecord, r.Sample)
+		}
+		defer func() {
+			for _, r := range recs {
+				if cerr := r.W.Close(); cerr != nil && err == nil {
+					res, err = nil, cerr
+				}
+			}
+		}()
+	}
+	w, err := newWorld(ctx, spec)
 	if err != nil {
 		return nil, err
+	}
+	if recs != nil {
+		defer func() {
+			for _, r := range recs {
+				r.W.Finish(w.t())
+			}
+		}()
 	}
 	e := &env{cfg: cfg, attrs: attrs, w: w, sel: sel, start: start,
 		res: &envResult{metrics: map[string]map[string]Metric{}}}
@@ -162,6 +196,13 @@ func runEnv(ctx context.Context, cfg *Config, attrs map[string]map[string]float6
 			return c, err
 		}
 		out, err := e.phase(c, typ, fn)
+		for _, r := range recs {
+			level := flightlog.LevelInfo
+			if out.Status == Failed {
+				level = flightlog.LevelError
+			}
+			r.W.Event(w.t(), level, "bench", fmt.Sprintf("%s: %s %s", out.ID(), out.Status, out.Message))
+		}
 		if err == nil {
 			progress(out.ID())
 			if out.Status == Failed && poisons(out) {

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -37,6 +41,7 @@ type benchFlags struct {
 	json       bool
 	quiet      bool
 	sim        string
+	record     bool
 }
 
 func newBenchCmd() *cobra.Command {
@@ -83,6 +88,7 @@ Exit status: 0 every test passed, 1 a test failed, 2 bad input.`,
 	fl.Float64Var(&f.gust, "gust", 0.5, "gusts' standard deviation, `m/s`")
 	fl.BoolVar(&f.json, "json", false, "print the run's directory, counts and fingerprint as JSON instead of the summary")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.BoolVar(&f.record, "record", false, "also write every robot's flight as an MCAP log for Foxglove into <results>/flightlogs/")
 	fl.StringVar(&f.sim, "sim", bench.SimName, "simulator: only the embedded `shakedown` (AirStack's isaacsim and msairsim are not available here)")
 	cmd.AddCommand(newBenchCompareCmd())
 	return cmd
@@ -203,6 +209,19 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 			_ = bar.Set(p.Done)
 		}
 	}
+	var (
+		logMu sync.Mutex
+		logs  = map[string]*bytes.Buffer{}
+	)
+	if f.record {
+		cfg.Record = func(env string, robot int) (io.Writer, error) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			b := new(bytes.Buffer)
+			logs[fmt.Sprintf("%s-robot%d.mcap", strings.ReplaceAll(env, "#", ""), robot)] = b
+			return b, nil
+		}
+	}
 	res, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
@@ -210,6 +229,16 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 	dir, err := results.Write(f.out, res)
 	if err != nil {
 		return err
+	}
+	if len(logs) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "flightlogs"), 0o755); err != nil {
+			return err
+		}
+		for name, b := range logs {
+			if err := writeAtomic(filepath.Join(dir, "flightlogs", name), b.Bytes()); err != nil {
+				return err
+			}
+		}
 	}
 	if f.json {
 		out := struct {

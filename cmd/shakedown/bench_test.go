@@ -179,3 +179,19 @@ func setMetric(t *testing.T, dir, key string, v float64) {
 		t.Fatal(err)
 	}
 }
+
+func TestBenchRecord(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := sh(t, "bench", "--num-robots", "1", "--trajectory-types", "Line", "--out", dir, "--quiet", "--record")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "*", "flightlogs", "*.mcap"))
+	if len(logs) != 1 {
+		t.Fatalf("flight logs %v; want one for the one robot", logs)
+	}
+	b, err := os.ReadFile(logs[0])
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89MCAP0\r\n")) {
+		t.Errorf("%s is not an MCAP file (%v)", logs[0], err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakedown-robotics/shakedown/flightlog"
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/mission/adapter"
 	"github.com/shakedown-robotics/shakedown/mission/blackbox"
@@ -71,6 +72,7 @@ daemon.`,
 type missionServeFlags struct {
 	adapter     string
 	connect     string // --adapter mavlink: the vehicle's URL
+	record      string // --record: the mission as an MCAP file
 	listen      string
 	tokenFile   string
 	recordDir   string
@@ -132,6 +134,7 @@ record_events, record_max_events, record_dir, dump_on_shutdown.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.adapter, "adapter", "demo", "vehicle adapter: demo, sim, state_only or mavlink")
+	fl.StringVar(&f.record, "record", "", "write the mission as an MCAP `FILE` for Foxglove (positions, the queue, the black-box records), finished when the daemon stops")
 	fl.StringVar(&f.connect, "connect", "", "--adapter mavlink: the vehicle's `URL` (udp://127.0.0.1:14540 dials shakedown sitl, udp://:14540 listens for PX4 SITL, tcp://127.0.0.1:5760 dials ArduPilot SITL)")
 	fl.StringVar(&f.listen, "listen", missionDefaultAddr, "HTTP `address` to listen on (port 0 picks a free port)")
 	fl.StringVar(&f.tokenFile, "token-file", missionTokenPath(), "bearer token `file` (created with mode 0600 when missing)")
@@ -370,6 +373,13 @@ func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, 
 	if f.adapter == "sim" && p.HomeZ != 0 {
 		return fmt.Errorf("home_z %v: the sim adapter starts at its origin (home_z 0)", p.HomeZ)
 	}
+	var rec *mcapFile
+	if f.record != "" {
+		if rec, err = newMCAPFile(f.record); err != nil {
+			return err
+		}
+		defer rec.abort()
+	}
 	tok, created, err := server.LoadOrCreateToken(f.tokenFile)
 	if err != nil {
 		return fmt.Errorf("token file: %w", err)
@@ -390,13 +400,76 @@ func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, 
 	fmt.Fprintln(stdout, d.URL())
 	fmt.Fprintf(stderr, "shakedown mission: listening on %s (adapter %s, speed ×%g, token in %s); Ctrl-C stops\n",
 		d.URL(), f.adapter, f.speed, f.tokenFile)
+	recDone := make(chan struct{})
+	rctx, stopRec := context.WithCancel(context.Background())
+	defer stopRec()
+	if rec != nil {
+		go func() { defer close(recDone); d.srv.Record(rctx, rec.w) }()
+	} else {
+		close(recDone)
+	}
 	if ready != nil {
 		ready <- d
 	}
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "shakedown mission: stopping")
-	if err := d.stop(); err != nil {
+	err = d.stop()
+	stopRec()
+	<-recDone
+	if rec != nil {
+		if cerr := rec.commit(); cerr != nil && err == nil {
+			err = cerr
+		} else if cerr == nil {
+			fmt.Fprintf(stderr, "shakedown mission: wrote %s\n", f.record)
+		}
+	}
+	return err
+}
+
+// mcapFile is an MCAP recording written to a temporary file beside its
+// destination and renamed into place when complete, so that a crash leaves
+// no half-written recording under the name asked for.
+type mcapFile struct {
+	path string
+	f    *os.File
+	w    *flightlog.Writer
+	done bool
+}
+
+func newMCAPFile(path string) (*mcapFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	w, err := flightlog.New(f)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &mcapFile{path: path, f: f, w: w}, nil
+}
+
+func (m *mcapFile) commit() error {
+	m.done = true
+	if err := m.w.Close(); err != nil {
+		m.f.Close()
+		os.Remove(m.f.Name())
 		return err
 	}
-	return nil
+	if err := m.f.Close(); err != nil {
+		os.Remove(m.f.Name())
+		return err
+	}
+	if err := os.Chmod(m.f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(m.f.Name(), m.path)
+}
+
+func (m *mcapFile) abort() {
+	if !m.done {
+		m.f.Close()
+		os.Remove(m.f.Name())
+	}
 }
