@@ -1,5 +1,5 @@
-// Package report turns a results directory (of bench, run, fly, eol or
-// generate) into one self-contained HTML page: a summary table, every plot
+// Package report turns a results directory (of bench, run, fly, eol,
+// generate or score --out) into one self-contained HTML page: a summary table, every plot
 // embedded (PNG as data URIs, SVG inline), pass and fail at a glance, and
 // links between each test and its plot. The page loads nothing from
 // anywhere, so CI can archive it.
@@ -29,11 +29,12 @@ const (
 	KindFly      = "fly"
 	KindEOL      = "eol"
 	KindGenerate = "generate"
+	KindScore    = "score"
 )
 
 // ErrUnknownKind is returned for a directory that holds no results Shakedown
 // writes.
-var ErrUnknownKind = errors.New("report: not a results directory of bench, run, fly, eol or generate")
+var ErrUnknownKind = errors.New("report: not a results directory of bench, run, fly, eol, generate or score")
 
 // Status is a verdict at a glance.
 type Status string
@@ -94,6 +95,8 @@ func Detect(fsys fs.FS) (string, error) {
 		return KindEOL, nil
 	case glob("test_*.yaml"):
 		return KindGenerate, nil
+	case glob("*/*/test_*/run_*/result.json") || glob("*/test_*/run_*/result.json") || glob("test_*/run_*/result.json"):
+		return KindScore, nil
 	}
 	return "", ErrUnknownKind
 }
@@ -116,6 +119,8 @@ func Build(fsys fs.FS, title string) (*Page, error) {
 		err = p.eol(fsys)
 	case KindGenerate:
 		err = p.generate(fsys)
+	case KindScore:
+		err = p.score(fsys)
 	}
 	if err != nil {
 		return nil, err
@@ -391,6 +396,78 @@ func (p *Page) generate(fsys fs.FS) error {
 	}
 	p.Headline = fmt.Sprintf("%d generated tests, ranked by decreasing quality", len(tests))
 	return p.plots(fsys, "*.png", "*.svg")
+}
+
+// score shows the simulated runs `shakedown score --out` leaves
+// (<suite>/<mission>/test_N/run_K/result.json): per test, the runs, the
+// least distance, the mean competition points and the verdict.
+func (p *Page) score(fsys fs.FS) error {
+	var files []string
+	for _, pat := range []string{"*/*/test_*/run_*/result.json", "*/test_*/run_*/result.json", "test_*/run_*/result.json"} {
+		m, _ := fs.Glob(fsys, pat)
+		files = append(files, m...)
+	}
+	type agg struct {
+		runs, points, hard, soft int
+		min                      *float64
+	}
+	tests := map[string]*agg{}
+	var order []string
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return err
+		}
+		var r struct {
+			MinClearanceM *float64 `json:"min_clearance_m"`
+			Points        int      `json:"points"`
+			Verdict       string   `json:"verdict"`
+		}
+		if err := decodeStrict(f, data, &r); err != nil {
+			return err
+		}
+		test := path.Dir(path.Dir(f))
+		a := tests[test]
+		if a == nil {
+			a = &agg{}
+			tests[test] = a
+			order = append(order, test)
+		}
+		a.runs++
+		a.points += r.Points
+		switch r.Verdict {
+		case "hard-fail":
+			a.hard++
+		case "soft-fail":
+			a.soft++
+		}
+		if m := r.MinClearanceM; m != nil && (a.min == nil || *m < *a.min) {
+			a.min = m
+		}
+	}
+	slices.SortFunc(order, func(x, y string) int {
+		if dx, dy := path.Dir(x), path.Dir(y); dx != dy {
+			return strings.Compare(dx, dy)
+		}
+		return testIndex(x) - testIndex(y)
+	})
+	p.Columns = []string{"test", "runs", "min distance m", "mean points", "soft / hard fails"}
+	critical := 0
+	for _, name := range order {
+		a := tests[name]
+		st, d := Pass, "—"
+		if a.min != nil {
+			d = fmt.Sprintf("%.2f", *a.min)
+		}
+		if a.hard+a.soft > 0 {
+			st = Fail
+			critical++
+		}
+		p.Rows = append(p.Rows, Row{Status: st, Cells: []string{name, fmt.Sprint(a.runs), d,
+			fmt.Sprintf("%.2f", float64(a.points)/float64(a.runs)), fmt.Sprintf("%d / %d", a.soft, a.hard)}})
+	}
+	p.Headline = fmt.Sprintf("%d tests simulated, %d critical (a run closer than 1.5 m)", len(order), critical)
+	return nil
 }
 
 func testIndex(name string) int {

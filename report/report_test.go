@@ -130,3 +130,42 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	browsertest.SaveArtifact(t, "report.png", shot)
 }
+
+// A `score --out` directory: runs grouped per test, the least distance and
+// the verdict.
+func TestBuildScore(t *testing.T) {
+	dir := t.TempDir()
+	runs := map[string]string{
+		"gen/mission2/test_0/run_1":  `{"min_clearance_m": 2.1, "points": 0, "verdict": "pass"}`,
+		"gen/mission2/test_0/run_2":  `{"min_clearance_m": 1.9, "points": 0, "verdict": "pass"}`,
+		"gen/mission2/test_10/run_1": `{"min_clearance_m": 0.2, "points": 5, "verdict": "hard-fail"}`,
+		"gen/mission2/test_2/run_1":  `{"min_clearance_m": 1.2, "points": 1, "verdict": "soft-fail"}`,
+	}
+	for d, js := range runs {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, d), "result.json", []byte(js))
+		write(t, filepath.Join(dir, d), "trajectory.csv", []byte("t,x,y,z,heading\n"))
+	}
+	p, err := report.Build(os.DirFS(dir), "score")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != report.KindScore || len(p.Rows) != 3 {
+		t.Fatalf("kind %s, %d rows", p.Kind, len(p.Rows))
+	}
+	got := []string{p.Rows[0].Cells[0], p.Rows[1].Cells[0], p.Rows[2].Cells[0]}
+	want := []string{"gen/mission2/test_0", "gen/mission2/test_2", "gen/mission2/test_10"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("order %v; want %v (test_2 before test_10)", got, want)
+		}
+	}
+	if r := p.Rows[0]; r.Status != report.Pass || r.Cells[1] != "2" || r.Cells[2] != "1.90" {
+		t.Errorf("test_0 row %+v; want 2 runs, 1.90 m, pass", r)
+	}
+	if p.Rows[2].Status != report.Fail || p.Status != report.Fail {
+		t.Errorf("the failing test or the page is not marked failed")
+	}
+}

@@ -18,13 +18,14 @@ func newReportCmd() *cobra.Command {
 		Short: "Turn a results directory into one self-contained HTML page",
 		Long: `Turn the results directory of bench (metrics.json, results.xml, plots), run
 (results.json and the test plots), fly --out, eol (reports/*-eol.json) or
-generate (ranked test_N.yaml with their plots) into one HTML page: the summary
+generate (ranked test_N.yaml with their plots) or score --out (the simulated runs) into one HTML page: the summary
 table with pass and fail at a glance, every plot embedded, links from each
 test to its plot. The page loads nothing from elsewhere, so CI can archive it.
 A directory of another kind, or a corrupt results file, is exit 2.`,
 		Example: `  shakedown report tests/results/2026-11-29_21-02-52 --out bench.html
   shakedown report results --out run.html
-  shakedown report reports`,
+  shakedown report reports
+  shakedown report score-runs`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
