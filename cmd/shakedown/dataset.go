@@ -30,6 +30,7 @@ type datasetFlags struct {
 	gust      float64
 	autopilot string
 	timeout   float64
+	exec      execFlags
 }
 
 func newDatasetCmd() *cobra.Command {
@@ -49,8 +50,10 @@ path, size, aspect ratio, rotation low/high, the neighbour's sector, the
 passage width): one category of each feature uniformly, then values in its
 range, on the leg with the longest part inside the placement area. The random
 generator draws sizes, rotations and positions uniformly. Tests are drawn in
-order from --seed and simulated on all cores; the file is the same whatever
-the number of workers.`,
+order from --seed and simulated on all cores, or with --executor nats by
+workers on other machines; the file is the same whatever the executor and
+the number of workers. With --db the flights are recorded in a SQLite
+database, and running the same command again skips those already done.`,
 		Example: `  shakedown dataset canonical --n 2716 --seed 1 --out canonical.csv
   shakedown dataset mission2 --n 200 --generator random --out m2-random.csv`,
 		Args: cobra.ExactArgs(1),
@@ -67,6 +70,7 @@ the number of workers.`,
 	fl.Float64Var(&f.gust, "gust", defaultGust, "wind gust standard deviation, m/s")
 	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotAvoid, "avoid or plain")
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` per flight")
+	addExecFlags(fl, &f.exec)
 	return cmd
 }
 
@@ -113,6 +117,9 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 	if !(f.timeout > 0) || math.IsInf(f.timeout, 0) {
 		return fmt.Errorf("--timeout %v: want a finite number of seconds > 0", f.timeout)
 	}
+	if err := f.exec.check(); err != nil {
+		return err
+	}
 	wind, err := windFor(f.gust)
 	if err != nil {
 		return err
@@ -144,14 +151,20 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 		c.Obstacles = t.Obstacles
 		jobs[i] = run.Job{Case: &c, Opt: run.Options{Seed: run.RunSeed(f.seed, i), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot}}
 	}
-	bar := progressbar.NewOptions(f.n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("simulating"),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200_000_000),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
 	workers := f.workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	results, err := run.Batch(ctx, jobs, workers, false, func(done int) { _ = bar.Set(done) })
+	runner, closeRunner, err := f.exec.runner(ctx, stderr, workers)
+	if err != nil {
+		return err
+	}
+	defer closeRunner()
+	bar := progressbar.NewOptions(f.n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("simulating"),
+		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200_000_000),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+	name := fmt.Sprintf("dataset %s --n %d --generator %s --seed %d --gust %g --autopilot %s --timeout %g", cs.Name, f.n, f.generator, f.seed, f.gust, f.autopilot, f.timeout)
+	results, err := runner.Batch(ctx, name, jobs, false, func(done int) { _ = bar.Set(done) })
 	if err != nil {
 		return err
 	}

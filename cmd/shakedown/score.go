@@ -12,14 +12,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakedown-robotics/shakedown/campaign"
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
@@ -45,6 +44,7 @@ type scoreFlags struct {
 	out       string
 	details   bool
 	jobs      int
+	exec      execFlags
 }
 
 func newScoreCmd() *cobra.Command {
@@ -89,7 +89,8 @@ mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` before a flight is stopped (a timed-out run scores 0)")
 	fl.StringVar(&f.out, "out", "", "write every simulated run to `DIR`/<tool>/<mission>/<test>/run_<k>/ (trajectory.csv, result.json); --logs reads it back")
 	fl.BoolVar(&f.details, "details", false, "also print each evaluated test's runs and score")
-	fl.IntVar(&f.jobs, "jobs", 0, "simulations run at once; 0 = one per CPU")
+	fl.IntVar(&f.jobs, "jobs", 0, "simulations run at once with --executor local; 0 = one per CPU")
+	addExecFlags(fl, &f.exec)
 	return cmd
 }
 
@@ -173,6 +174,9 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 	if f.logs != "" && f.out != "" {
 		return errors.New("--out writes simulated runs; it cannot be combined with --logs")
 	}
+	if err := f.exec.check(); err != nil {
+		return err
+	}
 	if f.logs != "" {
 		if err := isDir(f.logs); err != nil {
 			return fmt.Errorf("--logs: %w", err)
@@ -221,7 +225,7 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 				}
 			}
 		}
-	} else if err := simulate(ctx, data, missions, f); err != nil {
+	} else if err := simulate(ctx, stderr, data, missions, tools, f); err != nil {
 		return err
 	}
 
@@ -476,14 +480,17 @@ func samePath(a, b []geom.Vec3) bool {
 	return true
 }
 
-// simulate flies every planned valid test --runs times, in parallel.
-func simulate(ctx context.Context, data [][]*suiteData, missions []*scenario.CaseStudy, f scoreFlags) error {
-	type job struct {
-		st      *suiteTest
-		mission *scenario.CaseStudy
-		k       int
+// simulate flies every planned valid test --runs times as one campaign,
+// on the executor --executor names.
+func simulate(ctx context.Context, stderr io.Writer, data [][]*suiteData, missions []*scenario.CaseStudy, tools []string, f scoreFlags) error {
+	type slot struct {
+		st *suiteTest
+		k  int
 	}
-	var jobs []job
+	var (
+		jobs  []campaign.Job
+		slots []slot
+	)
 	for t := range data {
 		for m, sd := range data[t] {
 			for _, i := range sd.plan {
@@ -495,72 +502,55 @@ func simulate(ctx context.Context, data [][]*suiteData, missions []*scenario.Cas
 				if f.out != "" {
 					st.results = make([]*run.Result, f.runs)
 				}
+				cs := *missions[m]
+				cs.Obstacles = st.test.Obstacles
 				for k := range f.runs {
-					jobs = append(jobs, job{st, missions[m], k})
-				}
-			}
-		}
-	}
-	workers := f.jobs
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	next := make(chan job)
-	for range min(workers, max(len(jobs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				cs := *j.mission
-				cs.Obstacles = j.st.test.Obstacles
-				res, _, err := run.Fly(ctx, &cs, run.Options{Seed: f.seed + uint64(j.k), TimeoutS: f.timeout})
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s: run %d: %w", j.st.path, j.k+1, err)
+					j, err := campaign.NewJob(&cs, run.Options{Seed: f.seed + uint64(k), TimeoutS: f.timeout}, k, f.out != "")
+					if err != nil {
+						return fmt.Errorf("%s: run %d: %w", st.path, k+1, err)
 					}
-					mu.Unlock()
-					cancel()
-					continue
+					jobs = append(jobs, j)
+					slots = append(slots, slot{st, k})
 				}
-				// Each job writes its own slots.
-				if j.st.results != nil {
-					j.st.results[j.k] = res
-				}
-				j.st.test.Runs[j.k] = simRun(res)
 			}
-		}()
-	}
-	for _, j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
 		}
 	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+	if len(jobs) == 0 {
+		return nil
 	}
-	return ctx.Err()
+	r, closeRunner, err := f.exec.runner(ctx, stderr, f.jobs)
+	if err != nil {
+		return err
+	}
+	defer closeRunner()
+	bar := newProgress(stderr, len(jobs), "flying")
+	r.Progress = func(done, _ int) { _ = bar.Set(done) }
+	name := fmt.Sprintf("score --rules %s --runs %d --seed %d --timeout %g: %s", f.rules, f.runs, f.seed, f.timeout, strings.Join(tools, " "))
+	res, err := r.Run(ctx, campaign.Campaign{Name: name}, jobs)
+	if err != nil {
+		return err
+	}
+	if i, err := campaign.FirstFailure(res); err != nil {
+		return fmt.Errorf("%s: run %d: %w", slots[i].st.path, slots[i].k+1, err)
+	}
+	for i, x := range res {
+		st, k := slots[i].st, slots[i].k
+		if st.results != nil {
+			st.results[k] = x.RunResult(jobs[i])
+		}
+		st.test.Runs[k] = scoredRun(x)
+	}
+	return nil
 }
 
-// simRun turns a simulated flight into a scored run.
-func simRun(res *run.Result) score.Run {
-	r := score.Run{ClearanceM: math.Inf(1), FlightTimeS: res.FlightTimeS, Path: resampledPath(res.Trace),
-		TimedOut: res.TimedOut}
-	if res.MinClearanceM != nil {
-		r.ClearanceM = *res.MinClearanceM
+// scoredRun turns a campaign's result into a scored run: the path is the
+// trajectory in Aerialist's 0.5-s bins that the result carries, what
+// resampledPath makes of the full trace.
+func scoredRun(res campaign.Result) score.Run {
+	r := score.Run{ClearanceM: math.Inf(1), FlightTimeS: res.Run.FlightTimeS, Path: trace.Positions(res.Trajectory),
+		TimedOut: res.Run.TimedOut}
+	if res.Run.MinClearanceM != nil {
+		r.ClearanceM = *res.Run.MinClearanceM
 	}
 	return r
 }
