@@ -200,7 +200,11 @@ func (g Generator) Constrained(rng *rand.Rand) (Test, error) {
 			b1.X, b1.Y = c1.X, c1.Y
 			// Obstacle 2 in a sector of obstacle 1, a passage away.
 			ang := heading + sec.Span.sample(rng)*math.Pi/180
-			b2, ok := placeAtGap(b1, boxes[1], geom.Vec2{X: math.Cos(ang), Y: math.Sin(ang)}, pas.Span.sample(rng))
+			gap := pas.Span.sample(rng)
+			if !g.Area.ContainsBox(b1) {
+				continue // the same draws as below, without the search
+			}
+			b2, ok := placeAtGap(b1, boxes[1], geom.Vec2{X: math.Cos(ang), Y: math.Sin(ang)}, gap)
 			if !ok {
 				continue
 			}
@@ -240,8 +244,14 @@ func (g Generator) valid(obs []world.Box) bool {
 	if g.Valid != nil {
 		return g.Valid(obs)
 	}
+	return defaultValid(g.Area, obs)
+}
+
+// defaultValid reports whether every footprint lies in area and none
+// overlaps another.
+func defaultValid(area world.Area, obs []world.Box) bool {
 	for i, b := range obs {
-		if !g.Area.ContainsBox(b) {
+		if !area.ContainsBox(b) {
 			return false
 		}
 		for _, c := range obs[:i] {
@@ -264,38 +274,89 @@ func halfExtent(b world.Box, n geom.Vec2) float64 {
 // the free gap between the two footprints is gap (to 1 cm), by bisection on
 // the distance; ok is false when no distance within 100 m gives it.
 func placeAtGap(b1, b2 world.Box, dir geom.Vec2, gap float64) (world.Box, bool) {
-	at := func(t float64) world.Box {
-		b := b2
-		b.X, b.Y = b1.X+dir.X*t, b1.Y+dir.Y*t
-		return b
+	p1 := b1.Corners()
+	c1 := b1.Center()
+	b2.X, b2.Y = 0, 0
+	rel := b2.Corners()
+	gapAt := func(t float64) float64 {
+		var p2 [4]geom.Vec2
+		o := c1.Add(dir.Scale(t))
+		for k, r := range rel {
+			p2[k] = r.Add(o)
+		}
+		return polygonGap(&p1, &p2)
 	}
 	lo, hi := 0.0, 100.0
-	if footprintGap(b1, at(hi)) < gap {
+	if gapAt(hi) < gap {
 		return world.Box{}, false
 	}
 	for hi-lo > 0.005 {
 		mid := (lo + hi) / 2
-		if footprintGap(b1, at(mid)) < gap {
+		if gapAt(mid) < gap {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return at(hi), true
+	b2.X, b2.Y = c1.X+dir.X*hi, c1.Y+dir.Y*hi
+	return b2, true
 }
 
 // footprintGap is the distance between two footprints, 0 when they touch or
 // overlap.
 func footprintGap(a, b world.Box) float64 {
-	if a.Overlaps(b) {
+	pa, pb := a.Corners(), b.Corners()
+	return polygonGap(&pa, &pb)
+}
+
+// polygonGap is the distance between two convex quadrilaterals given by
+// their corners in order, 0 when they touch or overlap.
+func polygonGap(a, b *[4]geom.Vec2) float64 {
+	if !separated(a, b) {
 		return 0
 	}
 	d := math.Inf(1)
-	for _, c := range a.Corners() {
-		d = math.Min(d, b.Distance(c))
-	}
-	for _, c := range b.Corners() {
-		d = math.Min(d, a.Distance(c))
+	for i := range 4 {
+		for j := range 4 {
+			if v := geom.PointSegmentDist(a[i], b[j], b[(j+1)%4]); v < d {
+				d = v
+			}
+			if v := geom.PointSegmentDist(b[i], a[j], a[(j+1)%4]); v < d {
+				d = v
+			}
+		}
 	}
 	return d
+}
+
+// separated reports whether an edge normal of a or b strictly separates the
+// two convex quadrilaterals (the separating-axis test; touching is not
+// separated).
+func separated(a, b *[4]geom.Vec2) bool {
+	for _, p := range [2]*[4]geom.Vec2{a, b} {
+		for i := range 2 {
+			e := p[i+1].Sub(p[i])
+			n := geom.Vec2{X: -e.Y, Y: e.X}
+			amin, amax := span(a, n)
+			bmin, bmax := span(b, n)
+			if amax < bmin || bmax < amin {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func span(p *[4]geom.Vec2, n geom.Vec2) (lo, hi float64) {
+	lo = p[0].Dot(n)
+	hi = lo
+	for _, q := range p[1:] {
+		switch v := q.Dot(n); {
+		case v < lo:
+			lo = v
+		case v > hi:
+			hi = v
+		}
+	}
+	return lo, hi
 }

@@ -18,9 +18,9 @@ const module = "github.com/shakedown-robotics/shakedown"
 // pure lists the packages DESIGN.md calls pure, by directory below the
 // module root. New pure packages are added here as they land.
 var pure = []string{
-	"geom", "world", "sim", "sim/quad", "sim/rover", "gate", "control", "autopilot", "avoid", "gen", "trace",
-	"traj", "track", "bench/metric",
+	"geom", "world", "sim", "sim/quad", "sim/rover", "gate", "control", "autopilot", "avoid", "gen", "gen/surrogate", "trace",
 	"score", "score/dtw", "ulog", "mission", "mission/blackbox",
+	"traj", "track", "bench/metric",
 }
 
 // adapters are packages that own I/O, sockets or goroutines; a pure package

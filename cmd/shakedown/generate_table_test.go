@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// tableRow is one generation of the measurement table.
+type tableRow struct {
+	Mission   string  `json:"mission"`
+	Strategy  string  `json:"strategy"` // with its margin, e.g. "surrogate+m0.7"
+	Budget    int     `json:"budget"`
+	Seed      uint64  `json:"seed"`
+	Critical  int     `json:"critical"`
+	HitRate   float64 `json:"hit_rate"`
+	Precision float64 `json:"precision"` // NaN → -1 in the file
+	SurPrec   float64 `json:"surrogate_precision"`
+	RMSE      float64 `json:"rmse"`
+	ValRMSE   float64 `json:"validation_rmse"`
+	DIn       float64 `json:"input_diversity"`
+	DIn20     float64 `json:"input_diversity_first20"`
+	TrainSims int     `json:"training_simulations"`
+	GenerateS float64 `json:"generate_s"`
+	SimulateS float64 `json:"simulate_s"`
+}
+
+func envList(name, def string) []string {
+	v := os.Getenv(name)
+	if v == "" {
+		v = def
+	}
+	return strings.Split(v, ",")
+}
+
+// TestGenerateTable produces the measurement table of issue 6: hit rate,
+// precision and input diversity of each strategy on missions 2, 4 and 5
+// with budgets 200 and 100 over 5 seeds (mean ± sd). It takes tens of
+// minutes and runs only with SHAKEDOWN_LONG=1:
+//
+//	SHAKEDOWN_LONG=1 SHAKEDOWN_TABLE=/tmp/table go test -run TestGenerateTable -timeout 0 ./cmd/shakedown/
+//
+// Each generation is appended to $SHAKEDOWN_TABLE/runs.jsonl as it ends
+// and skipped when already there, so an interrupted run resumes; the
+// table is written to $SHAKEDOWN_TABLE/table.md. SHAKEDOWN_TABLE_MISSIONS,
+// _BUDGETS, _SEEDS and _STRATEGIES (strategy[+mMARGIN], comma-separated)
+// narrow it.
+func TestGenerateTable(t *testing.T) {
+	if os.Getenv("SHAKEDOWN_LONG") != "1" {
+		t.Skip("long measurement: set SHAKEDOWN_LONG=1")
+	}
+	dir := os.Getenv("SHAKEDOWN_TABLE")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missions := envList("SHAKEDOWN_TABLE_MISSIONS", "mission2,mission4,mission5")
+	budgets := envList("SHAKEDOWN_TABLE_BUDGETS", "200,100")
+	seeds := envList("SHAKEDOWN_TABLE_SEEDS", "1,2,3,4,5")
+	strats := envList("SHAKEDOWN_TABLE_STRATEGIES", "random,constrained,surrogate,active,mission,mission-active,surrogate+m0.7,mission-active+m0.3")
+	cache := os.Getenv("SHAKEDOWN_TABLE_CACHE")
+	if cache == "" {
+		cache = filepath.Join(dir, "cache")
+	}
+	runsPath := filepath.Join(dir, "runs.jsonl")
+	done := map[string]tableRow{}
+	key := func(m, s string, b int, seed uint64) string { return fmt.Sprintf("%s/%s/%d/%d", m, s, b, seed) }
+	if fh, err := os.Open(runsPath); err == nil {
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			var r tableRow
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				done[key(r.Mission, r.Strategy, r.Budget, r.Seed)] = r
+			}
+		}
+		fh.Close()
+	}
+	out, err := os.OpenFile(runsPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+
+	type job struct {
+		mission, strat string
+		budget         int
+		seed           uint64
+	}
+	var jobs []job
+	// Build the cached datasets first, one at a time.
+	for _, m := range missions {
+		for _, s := range strats {
+			name, _, _ := strings.Cut(s, "+m")
+			if name == stratRandom || name == stratConstrained {
+				continue
+			}
+			f := tableFlags(cache, name, 0, 1)
+			f.workers = 0
+			if _, err := generate(context.Background(), io.Discard, m, 1, f); err != nil {
+				t.Fatalf("%s %s: %v", m, s, err)
+			}
+		}
+	}
+	for _, m := range missions {
+		for _, bs := range budgets {
+			b, _ := strconv.Atoi(bs)
+			for _, ss := range seeds {
+				seed, _ := strconv.ParseUint(ss, 10, 64)
+				for _, s := range strats {
+					if _, ok := done[key(m, s, b, seed)]; !ok {
+						jobs = append(jobs, job{m, s, b, seed})
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d generations to run, %d already done", len(jobs), len(done))
+	// Two generations at a time, one simulation worker each: generation
+	// is single-threaded, so this keeps both cores busy.
+	var mu sync.Mutex
+	next := make(chan job)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				name, ms, _ := strings.Cut(j.strat, "+m")
+				margin, _ := strconv.ParseFloat(ms, 64)
+				f := tableFlags(cache, name, margin, j.seed)
+				o, err := generate(context.Background(), io.Discard, j.mission, j.budget, f)
+				if err != nil {
+					t.Errorf("%+v: %v", j, err)
+					continue
+				}
+				r := o.Report
+				row := tableRow{Mission: j.mission, Strategy: j.strat, Budget: j.budget, Seed: j.seed, Critical: o.Critical,
+					HitRate: r.HitRate, Precision: nanTo(float64(r.Precision)), SurPrec: nanTo(float64(r.SurrogatePrecision)),
+					RMSE: nanTo(float64(r.RMSE)), ValRMSE: nanTo(float64(r.ValidationRMSE)), DIn: r.InputDiversity, DIn20: r.InputDiversity20,
+					TrainSims: o.TrainingSims, GenerateS: o.GenerateS, SimulateS: o.SimulateS}
+				line, _ := json.Marshal(row)
+				mu.Lock()
+				done[key(j.mission, j.strat, j.budget, j.seed)] = row
+				fmt.Fprintf(out, "%s\n", line)
+				mu.Unlock()
+				t.Logf("%s %s budget %d seed %d: hit rate %.2f, precision %.2f, D_in %.1f (gen %.1f s, sim %.1f s)",
+					j.mission, j.strat, j.budget, j.seed, row.HitRate, row.Precision, row.DIn, row.GenerateS, row.SimulateS)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+
+	var rows []tableRow
+	for _, r := range done {
+		rows = append(rows, r)
+	}
+	md := renderTable(rows, missions, budgets, strats)
+	if err := os.WriteFile(filepath.Join(dir, "table.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + md)
+}
+
+func tableFlags(cache, strategy string, margin float64, seed uint64) generateFlags {
+	return generateFlags{strategy: strategy, seed: seed, out: "unused", report: true, workers: 1, gust: defaultGust,
+		timeout: 500, cacheDir: cache, rounds: defaultRefineRounds, runs: defaultReportRuns, datasetN: defaultDatasetN,
+		margin: margin, quiet: true}
+}
+
+func nanTo(v float64) float64 {
+	if math.IsNaN(v) {
+		return -1
+	}
+	return v
+}
+
+// meanSD returns the mean and sample standard deviation of v, skipping
+// negative values (no value).
+func meanSD(v []float64) (m, sd float64, n int) {
+	var xs []float64
+	for _, x := range v {
+		if x >= 0 {
+			xs = append(xs, x)
+		}
+	}
+	n = len(xs)
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(n)
+	if n > 1 {
+		for _, x := range xs {
+			sd += (x - m) * (x - m)
+		}
+		sd = math.Sqrt(sd / float64(n-1))
+	}
+	return m, sd, n
+}
+
+func renderTable(rows []tableRow, missions, budgets, strats []string) string {
+	var b strings.Builder
+	cell := func(v []float64, scale float64, format string) string {
+		m, sd, n := meanSD(v)
+		if n == 0 {
+			return "-"
+		}
+		return fmt.Sprintf(format+" ± "+format, m*scale, sd*scale)
+	}
+	b.WriteString("| mission | budget | strategy | seeds | hit rate % | precision % | surrogate precision % | input diversity (written) | input diversity (first 20) | RMSE generated m |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, m := range missions {
+		for _, bs := range budgets {
+			bud, _ := strconv.Atoi(bs)
+			for _, s := range strats {
+				var hit, prec, sp, din, din20, rmse []float64
+				for _, r := range rows {
+					if r.Mission == m && r.Budget == bud && r.Strategy == s {
+						hit = append(hit, r.HitRate)
+						prec = append(prec, r.Precision)
+						sp = append(sp, r.SurPrec)
+						din = append(din, r.DIn)
+						din20 = append(din20, r.DIn20)
+						rmse = append(rmse, r.RMSE)
+					}
+				}
+				if len(hit) == 0 {
+					continue
+				}
+				fmt.Fprintf(&b, "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n", m, bud, s, len(hit),
+					cell(hit, 100, "%.1f"), cell(prec, 100, "%.1f"), cell(sp, 100, "%.1f"), cell(din, 1, "%.1f"), cell(din20, 1, "%.1f"), cell(rmse, 1, "%.2f"))
+			}
+		}
+	}
+	// Pooled over missions and budgets.
+	b.WriteString("\n| strategy | generations | hit rate % | precision % | input diversity (written) | input diversity (first 20) |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range strats {
+		var hit, prec, din, din20 []float64
+		for _, r := range rows {
+			if r.Strategy == s && slices.Contains(missions, r.Mission) {
+				hit = append(hit, r.HitRate)
+				prec = append(prec, r.Precision)
+				din = append(din, r.DIn)
+				din20 = append(din20, r.DIn20)
+			}
+		}
+		if len(hit) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", s, len(hit), cell(hit, 100, "%.1f"), cell(prec, 100, "%.1f"), cell(din, 1, "%.1f"), cell(din20, 1, "%.1f"))
+	}
+	return b.String()
+}
