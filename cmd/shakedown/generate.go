@@ -23,6 +23,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/shakedown-robotics/shakedown/campaign"
 	"github.com/shakedown-robotics/shakedown/gen"
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
 	"github.com/shakedown-robotics/shakedown/plot"
@@ -72,6 +73,7 @@ type generateFlags struct {
 	rounds   int
 	runs     int
 	datasetN int
+	exec     execFlags        // --executor, --nats, --db
 	quiet    bool             // no progress bars (tests, harness)
 	now      func() time.Time // the clock naming the output folder
 }
@@ -138,6 +140,7 @@ measures: hit rate, precision, surrogate RMSE, input diversity.`,
 	fl.BoolVar(&f.report, "report", false, "fly the written tests again and print hit rate, precision, RMSE and diversity")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fl.IntVar(&f.workers, "workers", 0, "simulations in parallel (0 = one per core)")
+	addExecFlags(fl, &f.exec)
 	fl.Float64Var(&f.gust, "gust", defaultGust, "wind gust standard deviation, m/s")
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` per flight")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "where datasets and models are cached (default: the user cache folder)")
@@ -259,6 +262,9 @@ func checkGenerateFlags(budget int, f generateFlags) error {
 	if budget <= 0 || budget > 1_000_000 {
 		return fmt.Errorf("budget %d: want 1 to 1000000 simulations", budget)
 	}
+	if err := f.exec.check(); err != nil {
+		return err
+	}
 	if !slices.Contains(strategies, f.strategy) {
 		return fmt.Errorf("--strategy %q: want one of %s", f.strategy, strings.Join(strategies, ", "))
 	}
@@ -328,7 +334,16 @@ func generate(ctx context.Context, stderr io.Writer, arg string, budget int, f g
 		HalfWidthM: z.HalfWidth, AreaM2: z.Area(), ShiftM: frame.Shift}
 	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
 	rng := rand.New(rand.NewPCG(f.seed, 0x6e7))
-	env := simEnv{ctx: ctx, cs: cs, f: f, stderr: stderr}
+	workers := f.workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	runner, closeRunner, err := f.exec.runner(ctx, stderr, workers)
+	if err != nil {
+		return nil, err
+	}
+	defer closeRunner()
+	env := simEnv{ctx: ctx, cs: cs, f: f, stderr: stderr, runner: runner}
 
 	t0 := time.Now()
 	var strat gen.Strategy
@@ -480,6 +495,7 @@ type simEnv struct {
 	cs     *scenario.CaseStudy
 	f      generateFlags
 	stderr io.Writer
+	runner *campaign.Runner // the executor (local or NATS) and the store, as --executor and --db say
 }
 
 // fly flies cases once each, with the seeds of simulations first,
@@ -493,16 +509,12 @@ func (e simEnv) fly(cases []*scenario.CaseStudy, first int, keepTrace bool, what
 	for i, c := range cases {
 		jobs[i] = run.Job{Case: c, Opt: run.Options{Seed: run.RunSeed(e.f.seed, first+i), TimeoutS: e.f.timeout, Wind: wind, Autopilot: run.AutopilotAvoid}}
 	}
-	workers := e.f.workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	var onDone func(int)
 	if !e.f.quiet {
 		bar := newBar(e.stderr, len(cases), what)
 		onDone = func(d int) { _ = bar.Set(d) }
 	}
-	return run.Batch(e.ctx, jobs, workers, keepTrace, onDone)
+	return e.runner.Batch(e.ctx, "generate "+e.cs.Name+" "+what, jobs, keepTrace, onDone)
 }
 
 // cacheDir returns the folder datasets and models are cached in.
@@ -544,7 +556,7 @@ func canonicalDataset(e simEnv) (d surrogate.Dataset, sims int, err error) {
 		fmt.Fprintf(e.stderr, "building the canonical training dataset (%d flights, cached in %s)\n", e.f.datasetN, path)
 	}
 	err = dataset(e.ctx, quietIf(e.stderr, e.f.quiet), scenario.CanonicalName, datasetFlags{n: e.f.datasetN, generator: "constrained",
-		seed: defaultDatasetSeed, out: path, workers: e.f.workers, gust: e.f.gust, autopilot: run.AutopilotAvoid, timeout: e.f.timeout})
+		seed: defaultDatasetSeed, out: path, workers: e.f.workers, gust: e.f.gust, autopilot: run.AutopilotAvoid, timeout: e.f.timeout, exec: e.f.exec})
 	if err != nil {
 		return d, 0, err
 	}

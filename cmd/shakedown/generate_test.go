@@ -261,3 +261,30 @@ func TestSurrogateTrainEval(t *testing.T) {
 		t.Errorf("eval of a CSV as a model: exit %d, %q; want 2", code, errOut)
 	}
 }
+
+// With --db the generation's simulations go through the campaign runner and
+// are recorded: the files are the same as without, and a second run reads
+// every simulation from the database.
+func TestGenerateDB(t *testing.T) {
+	tmp := t.TempDir()
+	model := testModel(t, tmp)
+	db := filepath.Join(tmp, "runs.db")
+	args := []string{"mission2", "6", "--model", model, "--batch", "10", "--seed", "5", "--out", filepath.Join(tmp, "gen"), "--cache-dir", filepath.Join(tmp, "cache")}
+	plain, _, _ := runGenerate(t, args...)
+	withDB, _, _ := runGenerate(t, append(args, "--db", db)...)
+	again, _, _ := runGenerate(t, append(args, "--db", db)...)
+	x, _ := os.ReadFile(filepath.Join(plain, "generation.json"))
+	for _, d := range []string{withDB, again} {
+		y, err := os.ReadFile(filepath.Join(d, "generation.json"))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s: generation.json differs from the run without --db (%v)", d, err)
+		}
+	}
+	code, stdout, _ := sh(t, "campaign", "status", "--db", db)
+	if code != 0 || !strings.Contains(stdout, "generate mission2") {
+		t.Errorf("campaign status: exit %d\n%s", code, stdout)
+	}
+	if code, _, e := sh(t, "generate", "mission2", "6", "--executor", "carrier-pigeon"); code != 2 || !strings.Contains(e, "--executor") {
+		t.Errorf("bad executor: exit %d, %q", code, e)
+	}
+}
