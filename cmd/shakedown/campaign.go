@@ -275,38 +275,12 @@ func campaignRun(ctx context.Context, stdout, stderr io.Writer, specPath string,
 	if i, err := campaign.FirstFailure(res); err != nil {
 		return fmt.Errorf("%s run %d: %w", files[i/spec.Runs], i%spec.Runs+1, err)
 	}
-	out := make([]testResult, len(cases))
-	failed := 0
-	for i, cs := range cases {
-		rs := make([]*run.Result, spec.Runs)
-		for k := range rs {
-			rs[k] = res[i*spec.Runs+k].RunResult(jobs[i*spec.Runs+k])
-		}
-		tr := testResult{Test: files[i], Mission: cs.Mission.Name, Summary: run.Summarize(rs), Runs: rs}
-		for _, b := range cs.Obstacles {
-			tr.Obstacles = append(tr.Obstacles, obstacleOut{b.L, b.W, b.H, b.X, b.Y, b.Z, b.R})
-		}
-		if tr.Summary.Verdict != run.VerdictPass {
-			failed++
-		}
-		out[i] = tr
+	results := make([]*run.Result, len(res))
+	for i := range res {
+		results[i] = res[i].RunResult(jobs[i])
 	}
-	if f.json {
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
-	} else {
-		for i, tr := range out {
-			printTest(stdout, names[i], tr)
-		}
-		fmt.Fprintf(stdout, "%d tests, %d runs each: %d passed, %d failed\n", len(out), spec.Runs, len(out)-failed, failed)
-	}
-	if failed > 0 {
-		return &failure{}
-	}
-	return nil
+	out := summarizeTests(files, cases, results, spec.Runs)
+	return reportTests(stdout, f.json, names, out, spec.Runs)
 }
 
 // openDB opens an existing database for reading.

@@ -159,25 +159,40 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	if err != nil {
 		return err
 	}
-	out := make([]testResult, len(cases))
-	failed := 0
-	for i, cs := range cases {
-		rs := results[i*f.runs : (i+1)*f.runs]
-		tr := testResult{Test: files[i], Mission: cs.Mission.Name, Summary: run.Summarize(rs), Runs: rs}
-		for _, b := range cs.Obstacles {
-			tr.Obstacles = append(tr.Obstacles, obstacleOut{b.L, b.W, b.H, b.X, b.Y, b.Z, b.R})
-		}
-		if tr.Summary.Verdict != run.VerdictPass {
-			failed++
-		}
-		out[i] = tr
-	}
+	out := summarizeTests(files, cases, results, f.runs)
 	if f.out != "" {
 		if err := writeRunOutputs(f.out, names, cases, out, logs); err != nil {
 			return err
 		}
 	}
-	if f.json {
+	return reportTests(stdout, f.json, names, out, f.runs)
+}
+
+// summarizeTests groups results (runs consecutive results per test, in the
+// order of cases) into one testResult per test.
+func summarizeTests(files []string, cases []*scenario.CaseStudy, results []*run.Result, runs int) []testResult {
+	out := make([]testResult, len(cases))
+	for i, cs := range cases {
+		rs := results[i*runs : (i+1)*runs]
+		tr := testResult{Test: files[i], Mission: cs.Mission.Name, Summary: run.Summarize(rs), Runs: rs}
+		for _, b := range cs.Obstacles {
+			tr.Obstacles = append(tr.Obstacles, obstacleOut{b.L, b.W, b.H, b.X, b.Y, b.Z, b.R})
+		}
+		out[i] = tr
+	}
+	return out
+}
+
+// reportTests prints the tests as JSON or one line each with a total, and
+// returns a *failure when any test failed (exit 1).
+func reportTests(stdout io.Writer, asJSON bool, names []string, out []testResult, runs int) error {
+	failed := 0
+	for _, tr := range out {
+		if tr.Summary.Verdict != run.VerdictPass {
+			failed++
+		}
+	}
+	if asJSON {
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return err
@@ -187,7 +202,7 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		for i, tr := range out {
 			printTest(stdout, names[i], tr)
 		}
-		fmt.Fprintf(stdout, "%d tests, %d runs each: %d passed, %d failed\n", len(out), f.runs, len(out)-failed, failed)
+		fmt.Fprintf(stdout, "%d tests, %d runs each: %d passed, %d failed\n", len(out), runs, len(out)-failed, failed)
 	}
 	if failed > 0 {
 		return &failure{}
