@@ -231,25 +231,13 @@ func campaignRun(ctx context.Context, stdout, stderr io.Writer, specPath string,
 	if err != nil {
 		return err
 	}
-	cases := make([]*scenario.CaseStudy, len(files))
-	names := make([]string, len(files))
-	seen := map[string]int{}
+	cases, names, err := loadTests(files, rules)
+	if err != nil {
+		return err
+	}
 	var jobs []campaign.Job
-	for i, file := range files {
-		cs, err := scenario.Load(file)
-		if err != nil {
-			return err
-		}
-		if err := rules.Check(cs.Obstacles); err != nil {
-			return fmt.Errorf("%s: invalid test: %w", file, err)
-		}
-		cases[i] = cs
-		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-		if n := seen[name]; n > 0 {
-			name = fmt.Sprintf("%s-%d", name, n+1)
-		}
-		seen[name]++
-		names[i] = name
+	for i, cs := range cases {
+		file := files[i]
 		for k := range spec.Runs {
 			j, err := campaign.NewJob(cs, run.Options{Seed: run.RunSeed(spec.Seed, i*spec.Runs+k), TimeoutS: spec.TimeoutS,
 				Wind: wind, Autopilot: spec.Autopilot}, k, false)

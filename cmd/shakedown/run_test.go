@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/shakedown-robotics/shakedown/scenario"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,26 @@ func TestDatasetDeterministic(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "c.csv")); err == nil {
 		t.Error("bad input wrote a file")
+	}
+}
+
+// Tests from files with the same base name get distinct names, however
+// many there are.
+func TestLoadTestsNames(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, sub := range []string{"a", "b", "c"} {
+		d := filepath.Join(dir, sub)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, testYAML(t, d, "test_0.yaml", readmeSample))
+	}
+	_, names, err := loadTests(files, scenario.DefaultRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(names, " "); got != "test_0 test_0-2 test_0-3" {
+		t.Errorf("names %q; want test_0 test_0-2 test_0-3", got)
 	}
 }

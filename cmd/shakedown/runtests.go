@@ -123,24 +123,9 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		return fmt.Errorf("--record needs --out DIR")
 	}
 	// Load and check every test before simulating any.
-	cases := make([]*scenario.CaseStudy, len(files))
-	names := make([]string, len(files))
-	seen := map[string]int{}
-	for i, file := range files {
-		cs, err := scenario.Load(file)
-		if err != nil {
-			return err
-		}
-		if err := rules.Check(cs.Obstacles); err != nil {
-			return fmt.Errorf("%s: invalid test: %w", file, err)
-		}
-		cases[i] = cs
-		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-		if n := seen[name]; n > 0 {
-			name = fmt.Sprintf("%s-%d", name, n+1)
-		}
-		seen[name]++
-		names[i] = name
+	cases, names, err := loadTests(files, rules)
+	if err != nil {
+		return err
 	}
 	var jobs []run.Job
 	var logs []*bytes.Buffer
@@ -166,6 +151,32 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		}
 	}
 	return reportTests(stdout, f.json, names, out, f.runs)
+}
+
+// loadTests loads every test file and checks it against rules before
+// anything flies, and names each test after its file (test_0.yaml →
+// test_0; the second of two files with the same base name → test_0-2).
+func loadTests(files []string, rules scenario.Rules) ([]*scenario.CaseStudy, []string, error) {
+	cases := make([]*scenario.CaseStudy, len(files))
+	names := make([]string, len(files))
+	seen := map[string]int{}
+	for i, file := range files {
+		cs, err := scenario.Load(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := rules.Check(cs.Obstacles); err != nil {
+			return nil, nil, fmt.Errorf("%s: invalid test: %w", file, err)
+		}
+		cases[i] = cs
+		base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		names[i] = base
+		if n := seen[base]; n > 0 {
+			names[i] = fmt.Sprintf("%s-%d", base, n+1)
+		}
+		seen[base]++
+	}
+	return cases, names, nil
 }
 
 // summarizeTests groups results (runs consecutive results per test, in the
