@@ -1,6 +1,7 @@
 package quad
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -158,30 +159,14 @@ func DefaultBattery() BatteryConfig {
 
 func (c BatteryConfig) withDefaults() BatteryConfig {
 	d := DefaultBattery()
-	if c.Cells == 0 {
-		c.Cells = d.Cells
-	}
-	if c.CapacityMAh == 0 {
-		c.CapacityMAh = d.CapacityMAh
-	}
-	if c.VFullCell == 0 {
-		c.VFullCell = d.VFullCell
-	}
-	if c.VEmptyCell == 0 {
-		c.VEmptyCell = d.VEmptyCell
-	}
-	if c.ResistanceOhm == 0 {
-		c.ResistanceOhm = d.ResistanceOhm
-	}
-	if c.IdleA == 0 {
-		c.IdleA = d.IdleA
-	}
-	if c.MaxA == 0 {
-		c.MaxA = d.MaxA
-	}
-	if c.InitialRemaining == 0 {
-		c.InitialRemaining = d.InitialRemaining
-	}
+	c.Cells = cmp.Or(c.Cells, d.Cells)
+	c.CapacityMAh = cmp.Or(c.CapacityMAh, d.CapacityMAh)
+	c.VFullCell = cmp.Or(c.VFullCell, d.VFullCell)
+	c.VEmptyCell = cmp.Or(c.VEmptyCell, d.VEmptyCell)
+	c.ResistanceOhm = cmp.Or(c.ResistanceOhm, d.ResistanceOhm)
+	c.IdleA = cmp.Or(c.IdleA, d.IdleA)
+	c.MaxA = cmp.Or(c.MaxA, d.MaxA)
+	c.InitialRemaining = cmp.Or(c.InitialRemaining, d.InitialRemaining)
 	return c
 }
 

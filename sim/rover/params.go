@@ -1,6 +1,7 @@
 package rover
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -148,27 +149,13 @@ func DefaultBattery() BatteryConfig {
 
 func (c BatteryConfig) withDefaults() BatteryConfig {
 	d := DefaultBattery()
-	if c.Cells == 0 {
-		c.Cells = d.Cells
-	}
-	if c.CapacityMAh == 0 {
-		c.CapacityMAh = d.CapacityMAh
-	}
-	if c.VFullCell == 0 {
-		c.VFullCell = d.VFullCell
-	}
-	if c.VEmptyCell == 0 {
-		c.VEmptyCell = d.VEmptyCell
-	}
-	if c.ResistanceOhm == 0 {
-		c.ResistanceOhm = d.ResistanceOhm
-	}
-	if c.IdleA == 0 {
-		c.IdleA = d.IdleA
-	}
-	if c.InitialRemaining == 0 {
-		c.InitialRemaining = d.InitialRemaining
-	}
+	c.Cells = cmp.Or(c.Cells, d.Cells)
+	c.CapacityMAh = cmp.Or(c.CapacityMAh, d.CapacityMAh)
+	c.VFullCell = cmp.Or(c.VFullCell, d.VFullCell)
+	c.VEmptyCell = cmp.Or(c.VEmptyCell, d.VEmptyCell)
+	c.ResistanceOhm = cmp.Or(c.ResistanceOhm, d.ResistanceOhm)
+	c.IdleA = cmp.Or(c.IdleA, d.IdleA)
+	c.InitialRemaining = cmp.Or(c.InitialRemaining, d.InitialRemaining)
 	return c
 }
 
