@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shakedown-robotics/shakedown/mission"
+	"github.com/shakedown-robotics/shakedown/mission/adapter"
 )
 
 // MissionAdapter is the mission daemon's vehicle adapter over MAVLink (it
@@ -36,24 +37,12 @@ func (a *MissionAdapter) Mode() string { return "mavlink" }
 // of a vehicle that already disarmed itself after landing succeeds.
 func (a *MissionAdapter) Execute(ctx context.Context, c mission.Command) error {
 	v := a.v
+	if err, ok := adapter.Dispatch(ctx, v, c); ok {
+		return err
+	}
 	switch c.Kind {
 	case mission.CmdConnect:
 		return v.WaitReady(ctx)
-	case mission.CmdArm:
-		return v.Arm(ctx)
-	case mission.CmdTakeoff:
-		return v.Takeoff(ctx, c.AltM)
-	case mission.CmdGoto:
-		return v.Goto(ctx, c.Target, c.SpeedMS)
-	case mission.CmdHold:
-		return v.Hold(ctx)
-	case mission.CmdLand:
-		return v.Land(ctx)
-	case mission.CmdDisarm:
-		if !v.Telemetry().Armed {
-			return ctx.Err()
-		}
-		return v.Disarm(ctx)
 	case mission.CmdCancel:
 		v.CancelGoto()
 		return ctx.Err()

@@ -61,25 +61,12 @@ func (s *Sim) Execute(ctx context.Context, c mission.Command) error {
 	if err := refused(c, s.faults); err != nil {
 		return err
 	}
-	v := s.v
+	if err, ok := Dispatch(ctx, s.v, c); ok {
+		return err
+	}
 	switch c.Kind {
 	case mission.CmdConnect, mission.CmdCancel:
 		return ctx.Err()
-	case mission.CmdArm:
-		return v.Arm(ctx)
-	case mission.CmdTakeoff:
-		return v.Takeoff(ctx, c.AltM)
-	case mission.CmdGoto:
-		return v.Goto(ctx, c.Target, c.SpeedMS)
-	case mission.CmdHold:
-		return v.Hold(ctx)
-	case mission.CmdLand:
-		return v.Land(ctx)
-	case mission.CmdDisarm:
-		if !v.Telemetry().Armed {
-			return ctx.Err()
-		}
-		return v.Disarm(ctx)
 	}
 	return errors.New("adapter: unknown command " + c.Kind.String())
 }
