@@ -231,7 +231,7 @@ func (p *Planner) Setpoint(t float64, est control.State, prev, goal geom.Vec3) c
 		return control.Setpoint{Pos: leg.goal, Yaw: p.yaw}
 	}
 	if !p.planned || t-p.lastPlan >= 1/p.cfg.RateHz-1e-9 {
-		p.plan(pos, est.Vel, est.Att.Yaw(), leg)
+		p.plan(pos, est.Vel, leg)
 		p.lastPlan, p.planned = t, true
 	}
 
@@ -275,7 +275,7 @@ func (p *Planner) Setpoint(t float64, est control.State, prev, goal geom.Vec3) c
 func (p *Planner) Direction() float64 { return p.dir }
 
 // plan builds the histogram around pos and picks the cheapest direction.
-func (p *Planner) plan(pos, vel geom.Vec3, heading float64, leg leg) {
+func (p *Planner) plan(pos, vel geom.Vec3, leg leg) {
 	cfg := &p.cfg
 	n := p.nbins
 	bin := cfg.BinDeg * math.Pi / 180
@@ -363,7 +363,6 @@ func (p *Planner) plan(pos, vel geom.Vec3, heading float64, leg leg) {
 			p.nearest = math.Min(p.nearest, p.sum[jj]/float64(p.cnt[jj]))
 		}
 	}
-	_ = heading
 }
 
 // lineDir is the direction toward a point LineLookaheadM ahead of the
