@@ -51,13 +51,17 @@ var nan32v = float32(math.NaN())
 
 // hostileFrame is a frame that must not reach the telemetry or the state;
 // counted says whether the adapter counts it as rejected or unparsable
-// (frames for the vehicle are ignored by the adapter; a truncated frame is
-// counted with the packet that completes it).
+// (frames for the vehicle are ignored by the adapter). A truncated frame is
+// counted with the packet that completes it, which may or may not arrive
+// before the test looks: its count is left unchecked (countUnknown).
 type hostileFrame struct {
 	name    string
 	data    []byte
 	counted bool
 }
+
+// countUnknown names the frames whose count depends on what follows them.
+var countUnknown = map[string]bool{"truncated": true}
 
 // hostile are frames that must not reach the telemetry or the state: each
 // with what it is.
@@ -140,7 +144,7 @@ func TestHostileFrames(t *testing.T) {
 					t.Errorf("adapter telemetry: %v", err)
 				}
 				after := r.v.Link()
-				if counted := after.Rejected+after.ParseErrors > before.Rejected+before.ParseErrors; counted != tc.counted {
+				if counted := after.Rejected+after.ParseErrors > before.Rejected+before.ParseErrors; !countUnknown[tc.name] && counted != tc.counted {
 					t.Errorf("counted as rejected or unparsable: %v; want %v (%+v)", counted, tc.counted, after)
 				}
 				var st autopilot.Status
