@@ -77,13 +77,6 @@ type Offboard struct {
 	Yaw float64
 }
 
-// Avoider is a companion obstacle-avoidance planner (PX4's COM_OBS_AVOID
-// = 1): on mission legs the autopilot hands it the desired path, from the
-// previous target to the current one, and flies the setpoint it returns.
-type Avoider interface {
-	Setpoint(t float64, est control.State, prev, goal geom.Vec3) control.Setpoint
-}
-
 // Status is the autopilot's externally visible state.
 type Status struct {
 	Mode        Mode
@@ -129,7 +122,9 @@ type Autopilot struct {
 	offT  float64
 	offOK bool
 
-	avoider Avoider
+	avoider   Avoider
+	avoidUsed bool      // this step's setpoint came from the avoider
+	traj      trajState // PX4's smoothed trajectory on avoided legs
 
 	ld     landDetector
 	thrust float64
@@ -412,8 +407,12 @@ func (a *Autopilot) Update(est control.State, t, dt float64) [4]float64 {
 
 	sp := control.Setpoint{Pos: a.r.pos, Vel: a.r.vel, Yaw: a.yawSp}
 	lag := est.Pos.XY().Dist(a.r.pos.XY())
+	a.avoidUsed = false
 	switch a.mode {
 	case ModeTakeoff:
+		if a.items != nil {
+			a.tellAvoider(AvoidTakeoff)
+		}
 		l := a.lim(0)
 		l.vUp = a.cfg.TakeoffMS
 		a.r.step(a.target, l, dt, lag, a.cfg.XYErrMaxM)
@@ -443,6 +442,9 @@ func (a *Autopilot) Update(est control.State, t, dt float64) [4]float64 {
 		sp = a.rtl(dt, lag)
 	case ModeLand:
 		sp = a.descend(dt)
+	}
+	if !a.avoidUsed {
+		a.traj.init = false
 	}
 	sp = a.preventCollision(sp, t)
 	out := a.ctl.Update(est, sp, dt)
@@ -516,16 +518,6 @@ func (a *Autopilot) flyTo(target geom.Vec3, speed, dt, lag float64) control.Setp
 			a.aligning = false
 		}
 	}
-	if a.avoider != nil && a.mode == ModeMission {
-		// The planner flies the leg; the reference follows the vehicle so
-		// that the hand-back (at the waypoint, or for the descent) is smooth.
-		sp := a.avoider.Setpoint(a.t, a.est, a.legStart, target)
-		a.r = ref{pos: a.est.Pos, vel: a.est.Vel}
-		if !math.IsNaN(sp.Yaw) {
-			a.yawSp, a.haveYaw = sp.Yaw, true
-		}
-		return sp
-	}
 	a.r.step(target, a.lim(speed), dt, lag, a.cfg.XYErrMaxM)
 	return a.refSetpoint()
 }
@@ -539,16 +531,26 @@ func (a *Autopilot) mission(dt, lag float64) control.Setpoint {
 	it := a.items[a.item]
 	switch it.Kind {
 	case ItemWaypoint:
-		sp := a.flyTo(a.target, 0, dt, lag)
+		var sp control.Setpoint
+		if a.avoider != nil {
+			sp = a.avoidLeg(dt)
+		} else {
+			sp = a.flyTo(a.target, 0, dt, lag)
+		}
 		hd := a.est.Pos.XY().Dist(a.target.XY())
-		if hd < a.acceptRadius() && math.Abs(a.est.Pos.Z-a.target.Z) < a.cfg.AltRadM {
+		if (hd < a.acceptRadius() || a.avoider != nil && a.pastTarget()) && math.Abs(a.est.Pos.Z-a.target.Z) < a.cfg.AltRadM {
 			a.emit("waypoint %d reached", a.item)
 			a.advance()
 		}
 		return sp
 	case ItemLand:
 		if !a.landing {
-			sp := a.flyTo(a.target, 0, dt, lag)
+			var sp control.Setpoint
+			if a.avoider != nil {
+				sp = a.avoidLeg(dt)
+			} else {
+				sp = a.flyTo(a.target, 0, dt, lag)
+			}
 			refThere := a.avoider != nil || a.r.pos.XY() == a.target.XY()
 			if refThere && a.est.Pos.XY().Dist(a.target.XY()) < a.acceptRadius() {
 				a.r = ref{pos: a.est.Pos, vel: a.est.Vel}
@@ -558,6 +560,7 @@ func (a *Autopilot) mission(dt, lag float64) control.Setpoint {
 			}
 			return sp
 		}
+		a.tellAvoider(AvoidLand)
 		return a.descend(dt)
 	}
 	return a.refSetpoint()

@@ -37,6 +37,7 @@ type Config struct {
 
 	CruiseMS     float64 // MPC_XY_CRUISE: mission, goto and return speed
 	AccHorMS2    float64 // MPC_ACC_HOR
+	JerkAutoMS3  float64 // MPC_JERK_AUTO: jerk limit of the auto-mode trajectory
 	ZVelUpMS     float64 // MPC_Z_V_AUTO_UP
 	ZVelDnMS     float64 // MPC_Z_V_AUTO_DN
 	AccUpMS2     float64 // MPC_ACC_UP_MAX
@@ -73,7 +74,7 @@ func rad(d float64) float64 { return d * math.Pi / 180 }
 func DefaultConfig() Config {
 	return Config{
 		Gains:    control.DefaultGains(),
-		CruiseMS: 5, AccHorMS2: 3, ZVelUpMS: 3, ZVelDnMS: 1.5, AccUpMS2: 4, AccDnMS2: 3,
+		CruiseMS: 5, AccHorMS2: 3, JerkAutoMS3: 4, ZVelUpMS: 3, ZVelDnMS: 1.5, AccUpMS2: 4, AccDnMS2: 3,
 		XYErrMaxM: 2, TakeoffMS: 1.5, TakeoffAltM: 2.5, LandMS: 0.7, LandAlt1M: 10, LandAlt2M: 5,
 		AccRadM: 10, AltRadM: 0.8, YawToWP: true, YawErrRad: rad(12), YawRateMax: rad(60),
 		SpoolUpS: 1, DisarmLandS: 2, DisarmPreS: 10, OffboardLoss: 1, OffboardAct: ActionHold,
@@ -88,7 +89,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	pos := map[string]float64{
-		"MPC_XY_CRUISE": c.CruiseMS, "MPC_ACC_HOR": c.AccHorMS2, "MPC_Z_V_AUTO_UP": c.ZVelUpMS,
+		"MPC_XY_CRUISE": c.CruiseMS, "MPC_ACC_HOR": c.AccHorMS2, "MPC_JERK_AUTO": c.JerkAutoMS3, "MPC_Z_V_AUTO_UP": c.ZVelUpMS,
 		"MPC_Z_V_AUTO_DN": c.ZVelDnMS, "MPC_ACC_UP_MAX": c.AccUpMS2, "MPC_ACC_DOWN_MAX": c.AccDnMS2,
 		"MPC_XY_ERR_MAX": c.XYErrMaxM, "MPC_TKO_SPEED": c.TakeoffMS, "MIS_TAKEOFF_ALT": c.TakeoffAltM,
 		"MPC_LAND_SPEED": c.LandMS, "NAV_ACC_RAD": c.AccRadM, "NAV_MC_ALT_RAD": c.AltRadM,

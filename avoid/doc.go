@@ -1,30 +1,36 @@
-// Package avoid is Shakedown's obstacle-avoidance local planner, the system
-// under test of the test generator. It follows the design of PX4-Avoidance's
-// local_planner (px4.md §4), reduced to the horizontal plane in which the
-// competition's missions fly:
+// Package avoid is PX4-Avoidance's local planner (3DVFH*, the
+// local_planner node of PX4/PX4-Avoidance), the system under test of the
+// test generator, ported with its published defaults (px4.md §4):
 //
-//   - a forward range sensor with a limited field of view and range (the
-//     depth camera of iris_depth_camera: about 59°, cropped to 15 m);
-//   - a memory of obstacle points that keeps a point while it is outside the
-//     current field of view and younger than 20 s, and drops it when the
-//     sensor looks that way again;
-//   - a polar histogram of 6° bins holding the mean distance of the points in
-//     each bin;
-//   - a cost per candidate direction: a sigmoid obstacle cost (5000·(1 +
-//     D/√(1+D²)), D = 8.5 m − d, weighted 3× PX4's 5000: see Config) inflated over
-//     ±40°, a yaw cost toward the
-//     goal and one back toward the previous-goal→goal line, and a smoothness
-//     cost on the change of velocity, with PX4-Avoidance's weights;
-//   - a speed that is low-passed (τ = 0.9 s) and scaled down to zero as the
-//     chosen direction leaves the field of view, and a heading that turns
-//     toward the direction of travel.
+//   - the point cloud of the depth camera (package quad: iris_depth_camera,
+//     64 × 48 px at 20 Hz, 1.02974 rad, clip 0.5–18 m), cropped to
+//     0.2–15 m and sub-sampled to one point per 2° cell; the memory keeps an
+//     old point while its cell has no new point, it lies outside the field
+//     of view and is younger than 20 s (processPointcloud);
+//   - the 6° polar histogram in elevation and azimuth (30 × 60 cells) of the
+//     mean distance per cell, built around any point (generateNewHistogram);
+//   - the cost of each direction (costFunction): the obstacle sigmoid
+//     5000·(1 + D/√(1+D²)), D = 8.5 m − d, summed over a conic kernel of
+//     ±40° (smoothPolarMatrix, spherical padding), the velocity term
+//     6000·(|v| − v·ĉ), the yaw terms 3·Δ² toward the goal and back toward
+//     the previous-goal → goal line, and the pitch term 25·Δe², sharpened
+//     within 5 m of the goal;
+//   - the star planner's tree search (buildLookAheadTree): 8 children per
+//     node 2 m apart in the cheapest directions, none farther from the goal,
+//     heuristic 35·|goal − node|, 40 expanded nodes;
+//   - the waypoint generator: the LOITER, TRY_PATH, DIRECT and
+//     ALTITUDE_CHANGE states, the setpoint moving along the tree's path at
+//     the cruise speed, the speed capped by the stopping distance within the
+//     sensor range, scaled to 0 at the edge of the field of view and
+//     low-passed (τ 0.9 s), the critically damped smoothing of the goto
+//     point (P 10 xy, 3 z) and of the heading, and the hover when the point
+//     cloud stops (0.5 s after a 5-s start-up).
 //
-// Its weaknesses come from this design, not from scripted faults: obstacles
-// at the edge of the view are seen late, points behind the vehicle are
-// forgotten once it turns toward them, the line cost pulls it back toward
-// its leg around corners, the ±40° inflation closes narrow passages, and two
-// offset boxes make it weave. Unlike PX4-Avoidance it chooses one direction
-// per cycle instead of searching a tree of them.
+// The planner implements autopilot.Avoider: the PX4-like flight controller
+// hands it the current and previous waypoint as PX4 ≤ 1.14 does with
+// COM_OBS_AVOID = 1 and flies its setpoint. The code is written for this
+// project from the published algorithm and parameters; ties between equal
+// costs go to the first cell in row-major order.
 //
 // The planner is pure: observations and time come in as arguments.
 package avoid

@@ -5,56 +5,64 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/shakedown-robotics/shakedown/control"
+	"github.com/shakedown-robotics/shakedown/autopilot"
 	"github.com/shakedown-robotics/shakedown/geom"
 )
 
-// Config holds the planner's parameters; DefaultConfig gives
-// PX4-Avoidance's defaults (LocalPlannerNode.cfg) where it has them.
+// Config holds the planner's parameters. DefaultConfig gives PX4-Avoidance's
+// defaults (LocalPlannerNode.cfg, px4.md §4.4) with the competition's
+// camera and the PX4 parameters that the planner reads from the flight
+// controller.
 type Config struct {
-	HFOVDeg       float64 // horizontal field of view of the sensor
-	MaxRangeM     float64 // points farther away are ignored (max_sensor_range_)
-	MinAltM       float64 // hits below this height are the ground and ignored
-	CruiseMS      float64 // cruise ground speed
-	AccMS2        float64 // MPC_ACC_HOR, for the stopping-distance speed cap
-	JerkMS3       float64 // MPC_JERK_MAX, for the same cap
-	BinDeg        float64 // histogram bin width (ALPHA_RES)
-	ObstacleCostM float64 // obstacle_cost_param_
-	// ObstacleWeight scales the sigmoid obstacle cost. PX4-Avoidance uses
-	// 5000 and lets its tree search's goal heuristic do the rest; choosing
-	// one direction per cycle against yaw costs counted in degrees², the
-	// obstacle term needs more weight to win. 15000 puts the share of
-	// critical tests among constrained-random ones near the 10 % the paper
-	// saw on PX4 (see the closing note of the avoidance issue).
-	ObstacleWeight  float64
-	SmoothingDeg    float64 // smoothing_margin_degrees_
-	YawCost         float64 // yaw_cost_param_ (per degree²)
-	VelocityCost    float64 // velocity_cost_param_
-	GoalClearDeg    float64 // half-width of the cone around the goal that decides the line weight
-	PointAgeS       float64 // max_point_age_s_
-	MaxPoints       int     // capacity of the point memory
-	RateHz          float64 // planning rate
-	SpeedTauS       float64 // low-pass of the speed
-	YawRateRadS     float64 // heading rate toward the direction of travel (MPC_YAWRAUTO_MAX)
-	GoalSnapM       float64 // within this distance the setpoint is the goal itself
-	LineLookaheadM  float64 // how far along the leg the line-following point lies
-	ObstacleSlowM   float64 // below this obstacle distance ahead, the speed scales down
-	MinSpeedFactor  float64 // the least the obstacle slow-down leaves of the speed
-	FOVFullSpeedDeg float64 // within ± this of the heading the full speed is allowed
+	HFOVDeg, VFOVDeg float64 // camera field of view, for the memory and the speed factor
+	MinRangeM        float64 // min_sensor_range_: points closer are dropped
+	MaxRangeM        float64 // max_sensor_range_: points farther are dropped
+	PointAgeS        float64 // max_point_age_s_
+	MinPointsPerCell int     // min_num_points_per_cell_
+
+	PitchCost      float64 // pitch_cost_param_
+	YawCost        float64 // yaw_cost_param_
+	VelocityCost   float64 // velocity_cost_param_
+	ObstacleCostM  float64 // obstacle_cost_param_
+	ObstacleWeight float64 // scale of the sigmoid obstacle cost (5000 in costFunction)
+	SmoothingDeg   float64 // smoothing_margin_degrees_
+
+	Children        int     // children_per_node_
+	ExpandedNodes   int     // n_expanded_nodes_
+	NodeDistM       float64 // tree_node_distance_
+	HeuristicWeight float64 // tree_heuristic_weight_
+
+	SmoothXY, SmoothZ float64 // smoothing_speed_xy_, smoothing_speed_z_ (P of the goto-point filter)
+	SpeedTauS         float64 // low-pass of the speed (adaptSpeed)
+	RateHz            float64 // planning loop (spin_dt_ 0.1 s)
+
+	TimeoutCriticalS float64 // timeout_critical_: no cloud this long → hover
+	TimeoutStartupS  float64 // timeout_startup_
+
+	// The flight controller's parameters as the planner reads them.
+	CruiseMS   float64 // MPC_XY_CRUISE (or the mission item's speed)
+	AccHorMS2  float64 // MPC_ACC_HOR
+	JerkMaxMS3 float64 // MPC_JERK_MAX
 }
 
-// DefaultConfig returns the planner tuned like PX4-Avoidance with the
-// competition's camera and a cruise of 2 m/s (competition.md §7: 1.5–1.7 m/s
-// median ground speed, about 2 m/s at most).
+// DefaultConfig returns PX4-Avoidance's defaults with the iris_depth_camera
+// field of view (1.02974 rad × 2·atan(0.75·tan(hfov/2))). For the flight
+// controller's parameters it takes the planner's own defaults
+// (LocalPlanner::setDefaultPx4Parameters: MPC_XY_CRUISE 3, MPC_ACC_HOR 5,
+// MPC_JERK_MAX 20), the values it flies with until it has read PX4's: with
+// the airframe's MPC_XY_CRUISE of 5 the embedded vehicle flew the
+// competition's obstacle-free legs 1.5× faster than PX4 did in Aerialist
+// (about 2.1 against 1.3 m/s), with 3 within 10 % (px4-reference timings).
 func DefaultConfig() Config {
+	h := 1.02974
 	return Config{
-		HFOVDeg: 1.02974 * 180 / math.Pi, MaxRangeM: 15, MinAltM: 0.3,
-		CruiseMS: 2, AccMS2: 3, JerkMS3: 8,
-		BinDeg: 6, ObstacleCostM: 8.5, ObstacleWeight: 15000, SmoothingDeg: 40,
-		YawCost: 3, VelocityCost: 6000, GoalClearDeg: 33,
-		PointAgeS: 20, MaxPoints: 4096, RateHz: 10, SpeedTauS: 0.9,
-		YawRateRadS: 60 * math.Pi / 180, GoalSnapM: 1, LineLookaheadM: 5,
-		ObstacleSlowM: 6, MinSpeedFactor: 0.4, FOVFullSpeedDeg: 15,
+		HFOVDeg: h * deg, VFOVDeg: 2 * math.Atan(0.75*math.Tan(h/2)) * deg,
+		MinRangeM: 0.2, MaxRangeM: 15, PointAgeS: 20, MinPointsPerCell: 1,
+		PitchCost: 25, YawCost: 3, VelocityCost: 6000, ObstacleCostM: 8.5, ObstacleWeight: 5000, SmoothingDeg: 40,
+		Children: 8, ExpandedNodes: 40, NodeDistM: 2, HeuristicWeight: 35,
+		SmoothXY: 10, SmoothZ: 3, SpeedTauS: 0.9, RateHz: 10,
+		TimeoutCriticalS: 0.5, TimeoutStartupS: 5,
+		CruiseMS: 3, AccHorMS2: 5, JerkMaxMS3: 20,
 	}
 }
 
@@ -63,325 +71,592 @@ func (c Config) Validate() error {
 	pos := []struct {
 		n string
 		v float64
-	}{{"hfov", c.HFOVDeg}, {"max range", c.MaxRangeM}, {"cruise", c.CruiseMS}, {"acceleration", c.AccMS2},
-		{"jerk", c.JerkMS3}, {"bin", c.BinDeg}, {"rate", c.RateHz}, {"speed tau", c.SpeedTauS},
-		{"yaw rate", c.YawRateRadS}, {"point age", c.PointAgeS}}
+	}{{"hfov", c.HFOVDeg}, {"vfov", c.VFOVDeg}, {"max range", c.MaxRangeM}, {"point age", c.PointAgeS},
+		{"node distance", c.NodeDistM}, {"speed tau", c.SpeedTauS}, {"rate", c.RateHz},
+		{"cruise", c.CruiseMS}, {"acceleration", c.AccHorMS2}, {"jerk", c.JerkMaxMS3}, {"timeout", c.TimeoutCriticalS}}
 	for _, f := range pos {
-		if !(f.v > 0) || math.IsInf(f.v, 0) {
-			return fmt.Errorf("avoid: %s = %v must be a finite number > 0", f.n, f.v)
+		if !(f.v > 0) || math.IsInf(f.v, 0) || f.v > 1e6 {
+			return fmt.Errorf("avoid: %s = %v must be a finite number in (0, 1e6]", f.n, f.v)
 		}
 	}
-	nonneg := []float64{c.MinAltM, c.ObstacleCostM, c.ObstacleWeight, c.SmoothingDeg, c.YawCost, c.VelocityCost, c.GoalClearDeg,
-		c.GoalSnapM, c.LineLookaheadM, c.ObstacleSlowM, c.MinSpeedFactor, c.FOVFullSpeedDeg}
-	for i, v := range nonneg {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("avoid: parameter #%d = %v must be a finite number ≥ 0", i, v)
+	nonneg := []struct {
+		n string
+		v float64
+	}{{"min range", c.MinRangeM}, {"pitch cost", c.PitchCost}, {"yaw cost", c.YawCost}, {"velocity cost", c.VelocityCost},
+		{"obstacle cost distance", c.ObstacleCostM}, {"obstacle weight", c.ObstacleWeight}, {"smoothing", c.SmoothingDeg},
+		{"heuristic weight", c.HeuristicWeight}, {"smoothing xy", c.SmoothXY}, {"smoothing z", c.SmoothZ}, {"startup timeout", c.TimeoutStartupS}}
+	for _, f := range nonneg {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) || f.v > 1e9 {
+			return fmt.Errorf("avoid: %s = %v must be a finite number in [0, 1e9]", f.n, f.v)
 		}
 	}
-	if c.HFOVDeg > 360 || 360/c.BinDeg != math.Round(360/c.BinDeg) || 360/c.BinDeg > 720 {
-		return fmt.Errorf("avoid: bin width %v° must divide 360° into at most 720 bins (fov %v°)", c.BinDeg, c.HFOVDeg)
-	}
-	if c.MaxPoints < 1 || c.MaxPoints > 1<<20 {
-		return fmt.Errorf("avoid: point memory %d out of range [1, 1048576]", c.MaxPoints)
+	switch {
+	case c.HFOVDeg >= 180 || c.VFOVDeg >= 180:
+		return fmt.Errorf("avoid: field of view %v° × %v° must be under 180°", c.HFOVDeg, c.VFOVDeg)
+	case c.MinRangeM >= c.MaxRangeM:
+		return fmt.Errorf("avoid: range [%v, %v] m is empty", c.MinRangeM, c.MaxRangeM)
+	case c.MinPointsPerCell < 1 || c.MinPointsPerCell > 1000:
+		return fmt.Errorf("avoid: min points per cell %d out of [1, 1000]", c.MinPointsPerCell)
+	case c.Children < 1 || c.Children > 64:
+		return fmt.Errorf("avoid: children per node %d out of [1, 64]", c.Children)
+	case c.ExpandedNodes < 0 || c.ExpandedNodes > 1000:
+		return fmt.Errorf("avoid: expanded nodes %d out of [0, 1000]", c.ExpandedNodes)
+	case c.SmoothingDeg > 90:
+		return fmt.Errorf("avoid: smoothing margin %v° over 90°", c.SmoothingDeg)
 	}
 	return nil
 }
 
-// point is a remembered obstacle point in the world (NED x, y).
-type point struct {
-	x, y float64
-	t    float64
+// State is the planner's state (the waypoint generator's state machine).
+type State int
+
+// Planner states.
+const (
+	Loiter         State = iota // hover in place (no data, or told to stay)
+	TryPath                     // follow the tree's path
+	Direct                      // fly straight at the goal
+	AltitudeChange              // brake, then climb or descend to the goal altitude
+)
+
+var stateNames = [...]string{"LOITER", "TRY_PATH", "DIRECT", "ALTITUDE_CHANGE"}
+
+func (s State) String() string {
+	if s >= 0 && int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", int(s))
 }
 
-// Planner is the local planner's state. Its methods must not be called
-// concurrently.
+// point is a remembered obstacle point (NED) and its age in seconds.
+type point struct {
+	p   geom.Vec3
+	age float64
+}
+
+// node is a node of the look-ahead tree.
+type node struct {
+	pos, vel       geom.Vec3
+	origin         int
+	total, heurist float64
+	closed         bool
+}
+
+// Planner is PX4-Avoidance's local planner (3DVFH*) with its waypoint
+// generator. Its methods must not be called concurrently.
 type Planner struct {
 	cfg Config
+	cp  costParams
 
-	pts   []point // memory, capacity MaxPoints
-	cell  []point // per-scan sub-sampling, one per 2° of azimuth
-	nbins int
-	sum   []float64
-	cnt   []int
-	cost  []float64
-	obst  []float64
+	// Point memory (processPointcloud): the cropped cloud of the last cycle.
+	mem, tmp []point
+	counter  []uint16 // per 2° cell, reset through touched
+	touched  []int32
+	// The newest camera cloud, not yet merged.
+	cloud              []geom.Vec3
+	cloudT             float64
+	cloudPos           geom.Vec3
+	cloudYaw, cloudPit float64
+	haveCloud          bool
+	lastProcess        float64
 
-	lastPlan float64
-	planned  bool
-	dir      float64 // chosen direction of travel, rad
-	speed    float64 // low-passed speed, m/s
-	yaw      float64 // heading setpoint
-	lastT    float64
-	nearest  float64 // distance to the nearest point in the chosen direction's cone
+	hist      histogram
+	cost      costMatrix
+	cands     []candidate
+	rootCands []candidate // the root's candidates in the last search
+	tree      []node
+	path      []geom.Vec3 // end node first, the vehicle's node last
+	pathT     float64
+
+	// Waypoint generator.
+	state            State
+	prevState        State
+	stateChanged     bool
+	started          bool
+	startT           float64
+	lastCycle        float64
+	speed            float64
+	smoothPos        geom.Vec3
+	smoothVel        geom.Vec3
+	smoothInit       bool
+	yawSp, yawRateSp float64
+	headingAtGoal    float64
+	hoverPos         geom.Vec3
+	hoverSet         bool
+	changeAltPos     geom.Vec3
+	yawReachHeight   float64
+	goalKey          geom.Vec3
+	out              autopilot.AvoidSetpoint
+	cycles           int
 }
+
+var _ autopilot.Avoider = (*Planner)(nil)
 
 // New returns a planner with an empty memory.
 func New(cfg Config) (*Planner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	n := int(math.Round(360 / cfg.BinDeg))
-	return &Planner{
-		cfg: cfg, pts: make([]point, 0, cfg.MaxPoints), cell: make([]point, 180), nbins: n,
-		sum: make([]float64, n), cnt: make([]int, n), cost: make([]float64, n), obst: make([]float64, n),
-		lastPlan: math.Inf(-1), lastT: math.Inf(-1),
-	}, nil
+	p := &Planner{
+		cfg: cfg,
+		cp: costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
+			obstacleWeight: cfg.ObstacleWeight, smoothR: int(math.Ceil(cfg.SmoothingDeg / AlphaResDeg)),
+			minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM},
+		mem: make([]point, 0, 4096), tmp: make([]point, 0, 4096),
+		counter: make([]uint16, subCells), touched: make([]int32, 0, 4096),
+		cloud:     make([]geom.Vec3, 0, 4096),
+		cands:     make([]candidate, 0, cfg.Children),
+		tree:      make([]node, 0, 1+cfg.ExpandedNodes*cfg.Children),
+		path:      make([]geom.Vec3, 0, cfg.ExpandedNodes+2),
+		lastCycle: math.Inf(-1), lastProcess: math.Inf(-1), cloudT: math.Inf(-1), pathT: math.Inf(-1),
+		headingAtGoal: math.NaN(),
+	}
+	p.out = autopilot.AvoidSetpoint{Pos: nanVec, Vel: nanVec, Yaw: math.NaN(), YawRate: math.NaN()}
+	return p, nil
 }
+
+var nanVec = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()}
 
 // Config returns the parameters in use.
 func (p *Planner) Config() Config { return p.cfg }
 
-// Points returns the number of remembered obstacle points.
-func (p *Planner) Points() int { return len(p.pts) }
+// Points returns the number of points in the memory.
+func (p *Planner) Points() int { return len(p.mem) }
 
-// ErrMismatch is returned when ranges and directions differ in length.
-var ErrMismatch = errors.New("avoid: ranges and ray directions differ in length")
+// State returns the waypoint generator's state.
+func (p *Planner) State() State { return p.state }
 
-// Observe adds a range scan taken at time t from pos (NED) with attitude
-// att: ranges[i] is the distance along the body-frame unit ray dirs[i],
-// maxM means no return and NaN too close to measure (both ignored). Old
-// points in the field of view are replaced by what the scan shows; those
-// outside it are kept until they are PointAgeS old or out of range.
-func (p *Planner) Observe(t float64, pos geom.Vec3, att geom.Quat, ranges []float64, dirs []geom.Vec3, maxM float64) error {
-	if len(ranges) != len(dirs) {
-		return ErrMismatch
+// Path returns the last path of the tree search, from the vehicle's node to
+// the end node (a copy).
+func (p *Planner) Path() []geom.Vec3 {
+	out := make([]geom.Vec3, len(p.path))
+	for i, q := range p.path {
+		out[len(p.path)-1-i] = q
 	}
-	heading := att.Yaw()
-	half := p.cfg.HFOVDeg * math.Pi / 360
-	r2 := p.cfg.MaxRangeM * p.cfg.MaxRangeM
-	// Forget what the sensor sees again, what is too old and what is too far.
-	keep := p.pts[:0]
-	for _, q := range p.pts {
-		dx, dy := q.x-pos.X, q.y-pos.Y
-		if t-q.t > p.cfg.PointAgeS || dx*dx+dy*dy > r2 {
-			continue
-		}
-		if math.Abs(geom.WrapPi(math.Atan2(dy, dx)-heading)) <= half {
-			continue
-		}
-		keep = append(keep, q)
+	return out
+}
+
+// ErrNotFinite is returned for a cloud taken from a pose that is not finite.
+var ErrNotFinite = errors.New("avoid: cloud pose is not finite")
+
+// Observe hands the planner the newest point cloud: world points (NED) seen
+// from pos with attitude att at time t. The points are copied; they are
+// merged into the memory on the next planning cycle.
+func (p *Planner) Observe(t float64, pos geom.Vec3, att geom.Quat, pts []geom.Vec3) error {
+	if !pos.IsFinite() || math.IsNaN(t) {
+		return ErrNotFinite
 	}
-	p.pts = keep
-	// Sub-sample the scan to the nearest return per 2° azimuth cell, as
-	// PX4-Avoidance keeps one point per cell of its polar grid.
-	for i := range p.cell {
-		p.cell[i] = point{t: math.Inf(1)}
-	}
-	for i, r := range ranges {
-		if math.IsNaN(r) || r >= maxM || r > p.cfg.MaxRangeM {
-			continue
-		}
-		hit := pos.Add(att.Rotate(dirs[i]).Scale(r))
-		if -hit.Z < p.cfg.MinAltM {
-			continue // the ground
-		}
-		az := math.Atan2(hit.Y-pos.Y, hit.X-pos.X)
-		c := int(math.Floor((az+math.Pi)/(2*math.Pi)*float64(len(p.cell)))) % len(p.cell)
-		if r < p.cell[c].t { // t holds the range while sub-sampling
-			p.cell[c] = point{x: hit.X, y: hit.Y, t: r}
-		}
-	}
-	for _, q := range p.cell {
-		if math.IsInf(q.t, 1) {
-			continue
-		}
-		if len(p.pts) == cap(p.pts) {
-			// Full: drop the oldest (the slice is in arrival order).
-			copy(p.pts, p.pts[1:])
-			p.pts = p.pts[:len(p.pts)-1]
-		}
-		p.pts = append(p.pts, point{x: q.x, y: q.y, t: t})
-	}
+	p.cloud = append(p.cloud[:0], pts...)
+	p.cloudT, p.cloudPos, p.haveCloud = t, pos, true
+	_, pitch, yaw := att.Euler()
+	p.cloudYaw, p.cloudPit = yaw*deg, pitch*deg
 	return nil
 }
 
-type leg struct{ prev, goal geom.Vec3 }
-
-// resumeGapS is the longest pause between two Setpoint calls that still
-// counts as one continuous flight under the planner.
-const resumeGapS = 0.5
-
-func deg(r float64) float64 { return r * 180 / math.Pi }
-
-// angDiffDeg is the absolute difference of two angles in degrees, 0..180.
-func angDiffDeg(a, b float64) float64 { return math.Abs(deg(geom.WrapPi(a - b))) }
-
-// Setpoint returns the setpoint that flies est along the leg from prev to
-// goal (NED; what PX4 sends a companion planner as the desired path) around
-// the remembered obstacles at time t. It re-plans at RateHz and otherwise
-// keeps the last direction.
-func (p *Planner) Setpoint(t float64, est control.State, prev, goal geom.Vec3) control.Setpoint {
-	leg := leg{prev: prev, goal: goal}
-	pos := est.Pos
-	dt := t - p.lastT
-	if !(dt >= 0 && dt <= resumeGapS) {
-		// First call, or the flight controller flew without the planner
-		// for a while (take-off, turning at a waypoint): start from the
-		// vehicle's own heading and speed.
-		dt = 0
-		p.yaw = est.Att.Yaw()
-		p.speed = est.Vel.XY().Norm()
-		p.planned = false
-	}
-	p.lastT = t
-	toGoal := leg.goal.XY().Sub(pos.XY())
-	if toGoal.Norm() < p.cfg.GoalSnapM {
-		// Close to the goal: fly onto it under position control.
-		p.speed = math.Max(0, p.speed-p.cfg.AccMS2*dt)
-		return control.Setpoint{Pos: leg.goal, Yaw: p.yaw}
-	}
-	if !p.planned || t-p.lastPlan >= 1/p.cfg.RateHz-1e-9 {
-		p.plan(pos, est.Vel, leg)
-		p.lastPlan, p.planned = t, true
-	}
-
-	// Speed: cruise, capped by the stopping distance within sensor range,
-	// slowed near obstacles ahead, scaled to zero as the direction of travel
-	// leaves the field of view; low-passed.
-	a, j := p.cfg.AccMS2, p.cfg.JerkMS3
-	b := 2 * a * (a / j)
-	vmax := (-b + math.Sqrt(b*b+8*a*p.cfg.MaxRangeM)) / 2
-	v := math.Min(p.cfg.CruiseMS, vmax)
-	if p.cfg.ObstacleSlowM > 0 && p.nearest < p.cfg.ObstacleSlowM {
-		v *= math.Max(p.cfg.MinSpeedFactor, p.nearest/p.cfg.ObstacleSlowM)
-	}
-	off := angDiffDeg(p.dir, est.Att.Yaw())
-	half := p.cfg.HFOVDeg / 2
-	switch {
-	case off <= p.cfg.FOVFullSpeedDeg:
-	case off >= half:
-		v = 0
-	default:
-		v *= (half - off) / (half - p.cfg.FOVFullSpeedDeg)
-	}
-	// Do not overshoot the goal: brake within the acceleration limit.
-	v = math.Min(v, math.Sqrt(2*a*toGoal.Norm()))
-	p.speed += (v - p.speed) * (1 - math.Exp(-dt/p.cfg.SpeedTauS))
-
-	// Heading turns toward the direction of travel.
-	step := p.cfg.YawRateRadS * dt
-	p.yaw = geom.WrapPi(p.yaw + geom.Clamp(geom.WrapPi(p.dir-p.yaw), -step, step))
-
-	s, c := math.Sincos(p.dir)
-	nan := math.NaN()
-	return control.Setpoint{
-		Pos: geom.Vec3{X: nan, Y: nan, Z: leg.goal.Z},
-		Vel: geom.Vec3{X: c * p.speed, Y: s * p.speed},
-		Yaw: p.yaw,
-	}
+// insideFOV reports whether direction q (polar from the camera) lies in the
+// camera's field of view (pointInsideFOV in the FCU frame: relative to the
+// heading and pitch).
+func (p *Planner) insideFOV(q polar, yawDeg, pitchDeg float64) bool {
+	return math.Abs(wrap180(q.z-yawDeg)) < p.cfg.HFOVDeg/2 && math.Abs(q.e-pitchDeg) < p.cfg.VFOVDeg/2
 }
 
-// Direction returns the last chosen direction of travel (rad, 0 = North).
-func (p *Planner) Direction() float64 { return p.dir }
+// process merges the newest cloud into the memory around position
+// (processPointcloud): the new points, one per 2° cell with at least
+// MinPointsPerCell returns, inside [MinRangeM, MaxRangeM]; then the old
+// points whose cell the new cloud left empty, that lie outside the current
+// field of view, are younger than PointAgeS and within MaxRangeM.
+func (p *Planner) process(t float64, position geom.Vec3) {
+	elapsed := 0.0
+	if !math.IsInf(p.lastProcess, -1) {
+		elapsed = t - p.lastProcess
+	}
+	p.lastProcess = t
+	for _, k := range p.touched {
+		p.counter[k] = 0
+	}
+	p.touched = p.touched[:0]
+	minPts := uint16(p.cfg.MinPointsPerCell)
+	lo2, hi2 := p.cfg.MinRangeM*p.cfg.MinRangeM, p.cfg.MaxRangeM*p.cfg.MaxRangeM
+	out := p.tmp[:0]
+	cell := func(q geom.Vec3) (int32, polar) {
+		pp := polarOf(q, position)
+		ie, iz := cellIndex(pp.e, pp.z, subRes, subE, subZ)
+		return int32(ie*subZ + iz), pp
+	}
+	for _, q := range p.cloud {
+		d := q.Sub(position)
+		d2 := d.Dot(d)
+		if !(d2 > lo2 && d2 < hi2) {
+			continue
+		}
+		k, _ := cell(q)
+		if p.counter[k] == 0 {
+			p.touched = append(p.touched, k)
+		}
+		if p.counter[k] < math.MaxUint16 {
+			p.counter[k]++
+		}
+		if p.counter[k] == minPts {
+			out = append(out, point{p: q})
+		}
+	}
+	for _, o := range p.mem {
+		d := o.p.Sub(position)
+		if d.Dot(d) >= hi2 || o.age >= p.cfg.PointAgeS {
+			continue
+		}
+		k, _ := cell(o.p)
+		if p.counter[k] >= minPts {
+			continue
+		}
+		// Inside the view means the camera would see it again: forget it.
+		if p.insideFOV(polarOf(o.p, p.cloudPos), p.cloudYaw, p.cloudPit) {
+			continue
+		}
+		if p.counter[k] == 0 {
+			p.touched = append(p.touched, k)
+		}
+		p.counter[k] = minPts
+		out = append(out, point{p: o.p, age: o.age + elapsed})
+	}
+	p.tmp, p.mem = p.mem[:0], out
+	p.haveCloud = false
+}
 
-// plan builds the histogram around pos and picks the cheapest direction.
-func (p *Planner) plan(pos, vel geom.Vec3, leg leg) {
-	cfg := &p.cfg
-	n := p.nbins
-	bin := cfg.BinDeg * math.Pi / 180
-	for i := range n {
-		p.sum[i], p.cnt[i], p.obst[i] = 0, 0, 0
-	}
-	r2 := cfg.MaxRangeM * cfg.MaxRangeM
-	for _, q := range p.pts {
-		dx, dy := q.x-pos.X, q.y-pos.Y
-		d2 := dx*dx + dy*dy
-		if d2 > r2 {
-			continue
+// cruise is the planner's speed: MPC_XY_CRUISE capped by the speed that can
+// stop within the sensor range, v² + 2·a·(a/j)·v − 2·a·R = 0
+// (LocalPlanner::getAvoidanceOutput).
+func (p *Planner) cruise() float64 {
+	a, j := p.cfg.AccHorMS2, p.cfg.JerkMaxMS3
+	b := 2 * a * (a / j)
+	c := -2 * a * p.cfg.MaxRangeM
+	lim := (-b + math.Sqrt(b*b-4*c)) / 2
+	return math.Min(p.cfg.CruiseMS, lim)
+}
+
+// buildTree runs the star planner's look-ahead search from the vehicle at
+// position with velocity vel toward goal (StarPlanner::buildLookAheadTree):
+// each expanded node gets a histogram of the memory around it, a cost
+// matrix, and up to Children child nodes NodeDistM away in its cheapest
+// directions (none that ends farther from the goal, none within 0.2 m of a
+// node); a node costs its parent's cost less the parent's heuristic, plus
+// the direction's cost and its own heuristic HeuristicWeight·|goal − node|.
+// The cheapest open node within MaxRangeM of the vehicle is expanded next,
+// ExpandedNodes times; the path runs from the vehicle to the last chosen
+// node.
+func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3) {
+	w := p.cfg.HeuristicWeight
+	p.tree = p.tree[:0]
+	h0 := goal.Sub(position).Norm() * w
+	p.tree = append(p.tree, node{pos: position, vel: vel, origin: -1, total: h0, heurist: h0})
+	origin := 0
+	expanded := true
+	for n := 0; n < p.cfg.ExpandedNodes && expanded; n++ {
+		o := p.tree[origin]
+		p.hist.build(p.mem, o.pos)
+		p.cost.compute(&p.hist, goal, o.pos, o.vel, closest, &p.cp)
+		p.cands = p.cost.best(p.cfg.Children, p.cp.smoothR, p.cands)
+		if n == 0 {
+			p.rootCands = append(p.rootCands[:0], p.cands...)
 		}
-		az := math.Atan2(dy, dx)
-		i := int(math.Floor((az+math.Pi)/bin)) % n
-		p.sum[i] += math.Sqrt(d2)
-		p.cnt[i]++
-	}
-	// Sigmoid obstacle cost of the mean distance per bin.
-	raw := p.cost // reuse as scratch for the raw costs
-	for i := range n {
-		raw[i] = 0
-		if p.cnt[i] > 0 {
-			d := p.sum[i] / float64(p.cnt[i])
-			D := cfg.ObstacleCostM - d
-			raw[i] = cfg.ObstacleWeight * (1 + D/math.Sqrt(1+D*D))
-		}
-	}
-	// Conic inflation over ±SmoothingDeg.
-	k := int(cfg.SmoothingDeg / cfg.BinDeg)
-	for i := range n {
-		if raw[i] == 0 {
-			continue
-		}
-		for o := -k; o <= k; o++ {
-			w := 1 - math.Abs(float64(o))*cfg.BinDeg/math.Max(cfg.SmoothingDeg, 1e-9)
-			if w <= 0 && o != 0 {
+		children := 0
+		distO := goal.Sub(o.pos).Norm()
+		speed := o.vel.Norm()
+		for _, c := range p.cands {
+			dir := dirOf(c.e, c.z)
+			q := o.pos.Add(dir.Scale(p.cfg.NodeDistM))
+			if goal.Sub(q).Norm() > distO {
 				continue
 			}
-			jj := ((i+o)%n + n) % n
-			if c := raw[i] * math.Max(w, 0); c > p.obst[jj] {
-				p.obst[jj] = c
+			close := false
+			for i := range p.tree {
+				if p.tree[i].pos.Sub(q).Norm() < 0.2 {
+					close = true
+					break
+				}
 			}
+			if close || children >= p.cfg.Children {
+				continue
+			}
+			h := goal.Sub(q).Norm() * w
+			p.tree = append(p.tree, node{pos: q, vel: dir.Scale(speed), origin: origin,
+				total: o.total - o.heurist + c.cost + h, heurist: h})
+			children++
+		}
+		p.tree[origin].closed = true
+		best := math.Inf(1)
+		expanded = false
+		for i := range p.tree {
+			t := &p.tree[i]
+			if t.closed || !(t.total < best) || t.pos.Sub(position).Norm() >= p.cfg.MaxRangeM {
+				continue
+			}
+			best, origin, expanded = t.total, i, true
 		}
 	}
-
-	goalDir := math.Atan2(leg.goal.Y-pos.Y, leg.goal.X-pos.X)
-	lineDir := p.lineDir(pos, leg, goalDir)
-	// Line weight: 0.5 when no obstacle lies near the goal direction.
-	w := 0.5
-	for i := range n {
-		if p.cnt[i] == 0 {
-			continue
-		}
-		c := -math.Pi + (float64(i)+0.5)*bin
-		if angDiffDeg(c, goalDir) <= cfg.GoalClearDeg {
-			w = 0
-			break
-		}
+	p.path = p.path[:0]
+	for i := origin; i > 0; i = p.tree[i].origin {
+		p.path = append(p.path, p.tree[i].pos)
 	}
-	speed := vel.XY().Norm()
-	best, bestCost := 0, math.Inf(1)
-	for i := range n {
-		c := -math.Pi + (float64(i)+0.5)*bin
-		dg := angDiffDeg(c, goalDir)
-		dl := angDiffDeg(c, lineDir)
-		sc, cc := math.Sincos(c)
-		velCost := cfg.VelocityCost * (speed - (vel.X*cc + vel.Y*sc))
-		total := p.obst[i] + (1-w)*cfg.YawCost*dg*dg + w*cfg.YawCost*dl*dl + velCost
-		if total < bestCost {
-			best, bestCost = i, total
-		}
-	}
-	p.dir = -math.Pi + (float64(best)+0.5)*bin
-	// If the goal direction itself is free of obstacle cost and falls in
-	// the chosen bin, fly straight at the goal rather than the bin centre.
-	if p.obst[best] == 0 && angDiffDeg(p.dir, goalDir) <= cfg.BinDeg/2 {
-		p.dir = goalDir
-	}
-	// The nearest obstacle within ±BinDeg of the chosen direction.
-	p.nearest = math.Inf(1)
-	for o := -1; o <= 1; o++ {
-		jj := ((best+o)%n + n) % n
-		if p.cnt[jj] > 0 {
-			p.nearest = math.Min(p.nearest, p.sum[jj]/float64(p.cnt[jj]))
-		}
-	}
+	p.path = append(p.path, p.tree[0].pos)
 }
 
-// lineDir is the direction toward a point LineLookaheadM ahead of the
-// vehicle's projection on the prev→goal line; the goal itself when the
-// vehicle is closer to the line than the cruise speed in metres (as
-// PX4-Avoidance does) or the leg is degenerate.
-func (p *Planner) lineDir(pos geom.Vec3, leg leg, goalDir float64) float64 {
-	a, b := leg.prev.XY(), leg.goal.XY()
-	ab := b.Sub(a)
-	l := ab.Norm()
-	if l < 1e-6 {
-		return goalDir
+// setpointFromPath is where the vehicle would be on the path had it flown
+// it at speed since the path was made (getSetpointFromPath); false when the
+// path is empty or used up.
+func (p *Planner) setpointFromPath(t, speed float64) (geom.Vec3, bool) {
+	n := len(p.path)
+	if n < 2 {
+		return geom.Vec3{}, false
 	}
-	u := ab.Scale(1 / l)
-	s := geom.Clamp(pos.XY().Sub(a).Dot(u), 0, l)
-	foot := a.Add(u.Scale(s))
-	if foot.Dist(pos.XY()) < p.cfg.CruiseMS {
-		return goalDir
+	if n == 2 {
+		return p.path[0], true
 	}
-	tgt := a.Add(u.Scale(math.Min(l, s+p.cfg.LineLookaheadM)))
-	return math.Atan2(tgt.Y-pos.Y, tgt.X-pos.X)
+	seg := p.path[n-3].Sub(p.path[n-2])
+	left := (t - p.pathT) * speed
+	sp := p.path[n-2].Add(seg.Scale(left / seg.Norm()))
+	i := n - 3
+	for ; i > 0 && left > seg.Norm(); i-- {
+		left -= seg.Norm()
+		seg = p.path[i-1].Sub(p.path[i])
+		sp = p.path[i].Add(seg.Scale(left / seg.Norm()))
+	}
+	return sp, left < seg.Norm()
+}
+
+// Avoid is one call of the flight controller (autopilot.Avoider). The
+// planner runs a cycle when 1/RateHz has passed since the last one and
+// otherwise returns the last setpoint.
+func (p *Planner) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
+	period := 1 / p.cfg.RateHz
+	if !math.IsInf(p.lastCycle, -1) && r.T-p.lastCycle < period-1e-9 {
+		return p.out
+	}
+	dt := period
+	if !math.IsInf(p.lastCycle, -1) {
+		dt = r.T - p.lastCycle
+	}
+	if dt > 5*period {
+		// The flight controller did not ask for a while (another mode):
+		// start the filters afresh.
+		p.smoothInit = false
+		dt = period
+	}
+	p.lastCycle = r.T
+	p.cycle(r, dt)
+	return p.out
+}
+
+// cycle is one planning cycle: merge the cloud, build the tree when the
+// histogram shows obstacles, then run the waypoint generator.
+func (p *Planner) cycle(r autopilot.AvoidRequest, dt float64) {
+	if !p.started {
+		p.started, p.startT = true, r.T
+	}
+	est := r.Est
+	pos, vel := est.Pos, est.Vel
+	_, pitch, yaw := est.Att.Euler()
+	// Data timeout: after the start-up grace, no cloud for TimeoutCriticalS
+	// makes the planner hover (px4.md §4.5, failsafe).
+	stay := false
+	if math.IsInf(p.cloudT, -1) {
+		stay = r.T-p.startT > p.cfg.TimeoutStartupS
+	} else if r.T-p.cloudT > p.cfg.TimeoutCriticalS {
+		stay = true
+	}
+	if p.haveCloud {
+		p.process(r.T, pos)
+	}
+	goal, prev := r.Goal, r.PrevGoal
+	if goal.Sub(p.goalKey).Norm() > 0.1 {
+		p.goalKey = goal
+		p.headingAtGoal = math.NaN()
+	}
+	// The vehicle's projection on the previous-goal → goal line, or the goal
+	// itself when the vehicle is within MPC_XY_CRUISE of the line.
+	closest := goal
+	if l := goal.XY().Sub(prev.XY()); l.Norm() > 1e-3 {
+		u := l.Scale(1 / l.Norm())
+		c := prev.XY().Add(u.Scale(u.Dot(pos.XY().Sub(prev.XY()))))
+		if c.Dist(pos.XY()) >= p.cfg.CruiseMS {
+			closest = geom.Vec3{X: c.X, Y: c.Y, Z: goal.Z}
+		}
+	}
+	if r.Phase == autopilot.AvoidPosition && !stay {
+		p.hist.build(p.mem, pos)
+		if !p.hist.empty {
+			p.buildTree(pos, vel, goal, closest)
+			p.pathT = r.T
+		}
+	}
+	p.generate(r, pos, vel, yaw*deg, pitch*deg, yaw, stay, dt)
+	p.cycles++
+}
+
+// generate is the waypoint generator (WaypointGenerator): its state machine
+// picks the goto point, then adaptSpeed, smoothWaypoint and nextSmoothYaw
+// shape the setpoint sent to PX4.
+func (p *Planner) generate(r autopilot.AvoidRequest, pos, vel geom.Vec3, yawDeg, pitchDeg, yawRad float64, stay bool, dt float64) {
+	if !r.Airborne || !p.smoothInit {
+		p.smoothPos, p.smoothVel = pos, geom.Vec3{}
+		p.yawSp, p.yawRateSp = yawRad, 0
+		p.smoothInit = r.Airborne
+	}
+	goal := r.Goal
+	altChange := r.Phase == autopilot.AvoidTakeoff || r.Phase == autopilot.AvoidLand
+	cruise := p.cruise()
+	next := p.state
+	var gotoPos geom.Vec3
+	out := autopilot.AvoidSetpoint{Pos: nanVec, Vel: nanVec, Yaw: math.NaN(), YawRate: math.NaN(), Valid: true}
+	switch p.state {
+	case Loiter:
+		if p.stateChanged || !p.hoverSet {
+			p.hoverPos, p.hoverSet = pos, true
+		}
+		gotoPos = p.hoverPos
+		if !stay {
+			next = TryPath
+		}
+	case TryPath:
+		sp, ok := p.setpointFromPath(r.T, cruise)
+		gotoPos = pos
+		if ok {
+			if d := sp.Sub(pos); d.Norm() > 1e-9 {
+				gotoPos = pos.Add(d.Scale(1 / d.Norm()))
+			}
+		}
+		switch {
+		case stay:
+			next = Loiter
+		case altChange:
+			next = AltitudeChange
+		case !ok:
+			next = Direct
+		}
+	case Direct:
+		gotoPos = pos
+		if d := goal.Sub(pos); d.Norm() > 1e-9 {
+			gotoPos = pos.Add(d.Scale(1 / d.Norm()))
+		}
+		if _, ok := p.setpointFromPath(r.T, cruise); ok {
+			next = TryPath
+		} else if altChange {
+			next = AltitudeChange
+		} else if stay {
+			next = Loiter
+		}
+	case AltitudeChange:
+		if p.stateChanged {
+			p.yawReachHeight = yawRad
+			p.changeAltPos = pos
+		}
+		if vel.XY().Norm() > 0.5 {
+			// Brake first: zero horizontal velocity, hold the altitude.
+			out.Vel = geom.Vec3{X: 0, Y: 0, Z: math.NaN()}
+			out.Pos = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: pos.Z}
+			p.changeAltPos = pos
+			p.smoothPos, p.smoothVel = pos, geom.Vec3{}
+			gotoPos = pos
+		} else {
+			gotoPos = geom.Vec3{X: p.changeAltPos.X, Y: p.changeAltPos.Y, Z: goal.Z}
+			out.Vel = r.DesiredVel
+		}
+		if stay {
+			next = Loiter
+		} else if !altChange {
+			next = TryPath
+		}
+	}
+	braking := p.state == AltitudeChange && vel.XY().Norm() > 0.5
+	if !braking {
+		p.smoothYaw(pos, gotoPos, yawRad, dt)
+		if p.state == AltitudeChange && r.Phase == autopilot.AvoidLand {
+			// Auto-land: z is velocity controlled, no smoothing.
+			out.Pos = geom.Vec3{X: p.changeAltPos.X, Y: p.changeAltPos.Y, Z: goal.Z}
+		} else {
+			adapted := p.adaptSpeed(pos, gotoPos, goal, yawDeg, pitchDeg, yawRad, dt)
+			out.Pos = p.smoothWaypoint(adapted, goal, vel, dt)
+		}
+		out.Yaw = p.yawSp
+		out.YawRate = p.yawRateSp
+	}
+	p.stateChanged = next != p.state
+	p.prevState, p.state = p.state, next
+	p.out = out
+}
+
+// adaptSpeed scales the goto direction to the speed (adaptSpeed): cruise,
+// times the field-of-view factor (1 straight ahead, falling linearly to 0
+// at the edge of the horizontal field of view and beyond: no blind sideways
+// or backwards flight), low-passed with SpeedTauS, capped by the distance to
+// the goal; within 1 m of the goal the goal itself, with the heading held.
+func (p *Planner) adaptSpeed(pos, gotoPos, goal geom.Vec3, yawDeg, pitchDeg, yawRad, dt float64) geom.Vec3 {
+	alpha := dt / (p.cfg.SpeedTauS + dt)
+	last := p.speed
+	speed := p.cruise()
+	goalDist := goal.Sub(pos).Norm()
+	if goalDist < 1 {
+		gotoPos = goal
+		speed = goalDist
+		if math.IsNaN(p.headingAtGoal) {
+			p.headingAtGoal = yawRad
+		}
+		p.yawSp, p.yawRateSp = p.headingAtGoal, 0
+	} else {
+		if p.state != AltitudeChange {
+			q := polarOf(gotoPos, pos)
+			off := math.Min(math.Abs(wrap180(q.z-yawDeg)), p.cfg.HFOVDeg/2)
+			speed *= 1 - 2*off/p.cfg.HFOVDeg
+		}
+		p.headingAtGoal = math.NaN()
+	}
+	p.speed = alpha*speed + (1-alpha)*last
+	p.speed = math.Min(p.speed, goalDist)
+	d := gotoPos.Sub(pos)
+	if n := d.Norm(); n > 0.1 {
+		d = d.Scale(1 / n)
+	}
+	return pos.Add(d.Scale(p.speed))
+}
+
+// smoothWaypoint runs the critically damped second-order filter of the goto
+// point (smoothWaypoint: P = SmoothXY, SmoothXY, SmoothZ; D = 2√P) with the
+// vehicle's velocity as the desired velocity, except at the goal.
+func (p *Planner) smoothWaypoint(target, goal, vel geom.Vec3, dt float64) geom.Vec3 {
+	if p.cfg.SmoothXY < 0.01 || p.cfg.SmoothZ < 0.01 {
+		return target
+	}
+	want := vel
+	if target.Sub(goal).Norm() < 0.1 {
+		want = geom.Vec3{}
+	}
+	P := geom.Vec3{X: p.cfg.SmoothXY, Y: p.cfg.SmoothXY, Z: p.cfg.SmoothZ}
+	D := geom.Vec3{X: 2 * math.Sqrt(P.X), Y: 2 * math.Sqrt(P.Y), Z: 2 * math.Sqrt(P.Z)}
+	dl := target.Sub(p.smoothPos)
+	dv := want.Sub(p.smoothVel)
+	acc := geom.Vec3{X: dl.X*P.X + dv.X*D.X, Y: dl.Y*P.Y + dv.Y*D.Y, Z: dl.Z*P.Z + dv.Z*D.Z}
+	p.smoothVel = p.smoothVel.Add(acc.Scale(dt))
+	p.smoothPos = p.smoothPos.Add(p.smoothVel.Scale(dt))
+	return p.smoothPos
+}
+
+// smoothYaw turns the heading setpoint toward the goto point with the same
+// critically damped filter (nextSmoothYaw, P = SmoothXY); while changing
+// altitude the heading is the one held when the change began.
+func (p *Planner) smoothYaw(pos, gotoPos geom.Vec3, yawRad, dt float64) {
+	want := yawRad
+	if gotoPos.XY().Dist(pos.XY()) > 0.1 {
+		want = math.Atan2(gotoPos.Y-pos.Y, gotoPos.X-pos.X)
+	}
+	if p.state == AltitudeChange {
+		want = p.yawReachHeight
+	}
+	if p.cfg.SmoothXY <= 0.01 {
+		p.yawSp = want
+		return
+	}
+	P := p.cfg.SmoothXY
+	D := 2 * math.Sqrt(P)
+	diff := geom.WrapPi(want - p.yawSp)
+	p.yawRateSp += (diff*P - p.yawRateSp*D) * dt
+	p.yawSp = geom.WrapPi(p.yawSp + p.yawRateSp*dt)
 }

@@ -2,10 +2,14 @@ package avoid
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/shakedown-robotics/shakedown/autopilot"
 	"github.com/shakedown-robotics/shakedown/control"
 	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/sim/quad"
+	"github.com/shakedown-robotics/shakedown/world"
 )
 
 func newPlanner(t *testing.T) *Planner {
@@ -17,163 +21,247 @@ func newPlanner(t *testing.T) *Planner {
 	return p
 }
 
-// fan returns n level body-frame rays spread over the camera's field of
-// view and the range each one measures against a wall x = wallX (NED,
-// vehicle at the origin facing North), or maxM when it misses.
-func fan(n int, wallX, halfWidth, maxM float64) ([]float64, []geom.Vec3) {
-	hfov := DefaultConfig().HFOVDeg * math.Pi / 180
-	r := make([]float64, n)
-	d := make([]geom.Vec3, n)
-	for i := range n {
-		az := -hfov/2 + hfov*float64(i)/float64(n-1)
-		d[i] = geom.Vec3{X: math.Cos(az), Y: math.Sin(az)}
-		r[i] = maxM
-		if dist := wallX / math.Cos(az); dist < maxM && math.Abs(dist*math.Sin(az)) <= halfWidth {
-			r[i] = dist
-		}
-	}
-	return r, d
-}
-
-var level = geom.QuatIdentity
-
-func TestObserveMemory(t *testing.T) {
-	p := newPlanner(t)
-	at := geom.Vec3{Z: -10}
-	r, d := fan(32, 8, 3, 18)
-	if err := p.Observe(0, at, level, r, d, 18); err != nil {
+// cloudFrom returns what the iris depth camera sees of scene from pos with
+// heading yaw (level).
+func cloudFrom(t *testing.T, scene *world.Scene, pos geom.Vec3, yaw float64) quad.CloudScan {
+	t.Helper()
+	q, err := quad.New(quad.Config{Cloud: quad.IrisDepthCamera(), StartPos: pos, StartYawRad: yaw, NoNoise: true}, scene, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
 		t.Fatal(err)
 	}
+	c := q.Cloud()
+	c.Points = append([]geom.Vec3(nil), c.Points...)
+	return c
+}
+
+// The cost of a direction, worked by hand (costFunction): vehicle at rest
+// at 10 m, goal 10 m due North at the same height, one obstacle cell 4 m
+// away straight ahead (e ∈ [0°, 6°), z ∈ [0°, 6°)).
+func TestCostFunctionByHand(t *testing.T) {
+	var h histogram
+	ahead := 15*GridZ + 30 // row e 0…6°, column z 0…6°
+	h.dist[ahead], h.count[ahead], h.empty = 4, 1, false
+	var m costMatrix
+	pos := geom.Vec3{Z: -10}
+	goal := geom.Vec3{X: 10, Z: -10}
+	cp := DefaultConfig()
+	p := costParams{pitch: cp.PitchCost, yaw: cp.YawCost, velocity: cp.VelocityCost, obstacleM: cp.ObstacleCostM,
+		obstacleWeight: cp.ObstacleWeight, smoothR: 7, minRangeM: cp.MinRangeM, maxRangeM: cp.MaxRangeM}
+	m.compute(&h, goal, pos, geom.Vec3{}, goal, &p)
+	// The obstacle lies within ±2 rows and ±5 columns of the goal's cell, so
+	// the whole yaw weight goes to the goal: yaw 3·Δz², pitch 25·Δe² with
+	// the cell centre at (3°, 3°) and the goal at (0°, 0°).
+	if got, want := m.other[ahead], 3*3*3+25*3*3.0; math.Abs(got-want) > 1e-9 {
+		t.Errorf("other costs of the cell ahead: got %v; want %v", got, want)
+	}
+	// Sigmoid: 5000·(1 + D/√(1+D²)), D = 8.5 − 4.
+	D := 4.5
+	raw := 5000 * (1 + D/math.Sqrt(1+D*D))
+	if got := m.dist[ahead]; math.Abs(got-raw) > 1e-9 {
+		t.Errorf("raw obstacle cost: got %v; want %v", got, raw)
+	}
+	m.smooth(7)
+	// The conic kernel of radius ceil(40/6) = 7: weight 1 at the centre,
+	// (8−|i|)/8 per row and per column away.
+	for _, c := range []struct {
+		de, dz int
+		w      float64
+	}{{0, 0, 1}, {0, 1, 7.0 / 8}, {1, 1, 49.0 / 64}, {-3, 5, 5.0 / 8 * 3.0 / 8}, {0, 7, 1.0 / 8}, {0, 8, 0}, {8, 0, 0}} {
+		k := (15+c.de)*GridZ + 30 + c.dz
+		if got := m.dist[k]; math.Abs(got-raw*c.w) > 1e-6 {
+			t.Errorf("smoothed cost %d rows, %d columns away: got %v; want %v", c.de, c.dz, got, raw*c.w)
+		}
+	}
+}
+
+// A box straight ahead, a little to the right of the track: the tree
+// search goes round it on the left (West), and its path keeps clear of the
+// box.
+func TestTreeGoesRoundTheFreeSide(t *testing.T) {
+	box := world.Box{L: 4, W: 8, H: 25, X: 10, Y: 1.5}
+	scene := &world.Scene{Boxes: []world.Box{box}}
+	pos := geom.Vec3{Z: -10}
+	goal := geom.Vec3{X: 40, Z: -10}
+	c := cloudFrom(t, scene, pos, 0)
+	if len(c.Points) == 0 {
+		t.Fatal("the camera sees nothing of a box 8 m ahead")
+	}
+	p := newPlanner(t)
+	if err := p.Observe(0, c.Pos, c.Att, c.Points); err != nil {
+		t.Fatal(err)
+	}
+	p.process(0, pos)
+	p.hist.build(p.mem, pos)
+	p.buildTree(pos, geom.Vec3{}, goal, goal)
+	path := p.Path()
+	if len(path) < 3 {
+		t.Fatalf("path %v: want at least two nodes past the vehicle", path)
+	}
+	if y := path[1].Y; y >= 0 {
+		t.Errorf("first node at y = %.2f; want the free side (y < 0)", y)
+	}
+	for i, q := range path {
+		if d := box.Distance(q.XY()); d < 0.5 {
+			t.Errorf("node %d at %v is %.2f m from the box", i, q, d)
+		}
+		if i > 0 && math.Abs(q.Sub(path[i-1]).Norm()-2) > 1e-9 {
+			t.Errorf("node %d is %.3f m from its parent; want tree_node_distance 2 m", i, q.Sub(path[i-1]).Norm())
+		}
+	}
+	// Without obstacles the tree is not built and the generator flies
+	// straight at the goal.
+	// (LOITER, then TRY_PATH finds no path, then DIRECT.)
+	q := newPlanner(t)
+	var sp autopilot.AvoidSetpoint
+	for i := range 3 {
+		sp = q.Avoid(autopilot.AvoidRequest{T: float64(i) * 0.1, Est: control.State{Pos: pos, Att: geom.QuatIdentity}, Goal: goal, PrevGoal: pos, Airborne: true})
+	}
+	if q.State() != Direct || !(sp.Pos.X > 0) || math.Abs(sp.Pos.Y) > 1e-9 {
+		t.Errorf("empty view: state %v, setpoint %v; want DIRECT toward +x", q.State(), sp.Pos)
+	}
+}
+
+// The memory keeps a point while it is outside the field of view and
+// younger than 20 s, and drops it when the camera looks that way again and
+// sees nothing.
+func TestMemory(t *testing.T) {
+	scene := &world.Scene{Boxes: []world.Box{{L: 2, W: 6, H: 25, X: 8}}}
+	pos := geom.Vec3{Z: -10}
+	c := cloudFrom(t, scene, pos, 0)
+	p := newPlanner(t)
+	_ = p.Observe(0, c.Pos, c.Att, c.Points)
+	p.process(0, pos)
 	seen := p.Points()
 	if seen == 0 {
-		t.Fatal("no points remembered from a wall 8 m ahead")
+		t.Fatal("nothing remembered of a wall 7 m ahead")
 	}
-	// Looking the same way again replaces them (no growth).
-	_ = p.Observe(0.05, at, level, r, d, 18)
+	// The same view again replaces the points: no growth.
+	_ = p.Observe(0.1, c.Pos, c.Att, c.Points)
+	p.process(0.1, pos)
 	if got := p.Points(); got != seen {
-		t.Errorf("same view again: got %d points; want %d (replaced, not added)", got, seen)
+		t.Errorf("same view again: %d points; want %d", got, seen)
 	}
-	// Turned to face East, seeing nothing: the wall is outside the view
-	// and is kept.
+	// Turned East, seeing nothing: the wall is outside the view and kept.
 	east := geom.QuatEuler(0, 0, math.Pi/2)
-	empty, _ := fan(32, 1e9, 0, 18)
-	_ = p.Observe(1, at, east, empty, d, 18)
+	for ti := 1.0; ti <= 19; ti++ {
+		_ = p.Observe(ti, pos, east, nil)
+		p.process(ti, pos)
+	}
 	if got := p.Points(); got != seen {
-		t.Errorf("after turning away: got %d points; want %d kept", got, seen)
+		t.Errorf("looking away for 18 s: %d points; want all %d kept", got, seen)
 	}
-	// Facing North again with nothing there: the memory empties.
-	_ = p.Observe(2, at, level, empty, d, 18)
+	// A point is kept while its age before the cycle is under
+	// max_point_age_s_ (20 s): at 20.5 s (age 19 before) it is kept, at
+	// 21.5 s (20.5 before) it is gone.
+	_ = p.Observe(20.5, pos, east, nil)
+	p.process(20.5, pos)
+	if got := p.Points(); got != seen {
+		t.Errorf("at 20.5 s: %d points; want %d", got, seen)
+	}
+	_ = p.Observe(21.5, pos, east, nil)
+	p.process(21.5, pos)
 	if got := p.Points(); got != 0 {
-		t.Errorf("looking back at an empty view: got %d points; want 0", got)
+		t.Errorf("at 21.5 s: %d points; want 0", got)
 	}
-	// Points out of view are forgotten after PointAgeS.
-	_ = p.Observe(3, at, level, r, d, 18)
-	_ = p.Observe(3+DefaultConfig().PointAgeS+0.1, at, east, empty, d, 18)
-	if got := p.Points(); got != 0 {
-		t.Errorf("after the point age: got %d points; want 0", got)
-	}
-	if err := p.Observe(4, at, level, r[:3], d, 18); err != ErrMismatch {
-		t.Errorf("mismatched lengths: got %v; want ErrMismatch", err)
+	// Seen empty: a second planner remembers the wall, then looks North
+	// again at an empty world; the points inside the view are dropped.
+	p2 := newPlanner(t)
+	_ = p2.Observe(0, c.Pos, c.Att, c.Points)
+	p2.process(0, pos)
+	_ = p2.Observe(1, pos, geom.QuatIdentity, nil)
+	p2.process(1, pos)
+	if got := p2.Points(); got != 0 {
+		t.Errorf("looking at the now empty place: %d points; want 0", got)
 	}
 }
 
-func TestObserveIgnoresGroundAndNaN(t *testing.T) {
+// ALTITUDE_CHANGE in an auto mode first brakes to below 0.5 m/s (zero
+// horizontal velocity, altitude held), then mirrors PX4's setpoint.
+func TestAltitudeChangeBrakes(t *testing.T) {
 	p := newPlanner(t)
-	// A ray pitched 45° down from 10 m hits the ground at 14.1 m.
-	d := []geom.Vec3{{X: math.Sqrt2 / 2, Z: math.Sqrt2 / 2}, {X: 1}}
-	_ = p.Observe(0, geom.Vec3{Z: -10}, level, []float64{10 * math.Sqrt2, math.NaN()}, d, 18)
-	if got := p.Points(); got != 0 {
-		t.Errorf("ground hit and NaN: got %d points; want 0", got)
+	desired := geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: 0.7}
+	req := autopilot.AvoidRequest{Est: control.State{Pos: geom.Vec3{X: 5, Z: -10}, Vel: geom.Vec3{X: 2}, Att: geom.QuatIdentity},
+		Goal: geom.Vec3{X: 5, Z: 0}, PrevGoal: geom.Vec3{Z: -10}, Phase: autopilot.AvoidLand, DesiredVel: desired, Airborne: true}
+	// LOITER → TRY_PATH → ALTITUDE_CHANGE over the first cycles.
+	for i := range 4 {
+		req.T = float64(i) * 0.1
+		p.Avoid(req)
+	}
+	if p.State() != AltitudeChange {
+		t.Fatalf("state %v; want ALTITUDE_CHANGE on a land item", p.State())
+	}
+	req.T = 0.5
+	sp := p.Avoid(req)
+	if sp.Vel.X != 0 || sp.Vel.Y != 0 || !math.IsNaN(sp.Pos.X) || sp.Pos.Z != -10 {
+		t.Errorf("braking at 2 m/s: setpoint pos %v vel %v; want zero horizontal velocity at the current altitude", sp.Pos, sp.Vel)
+	}
+	req.T = 0.6
+	req.Est.Vel = geom.Vec3{X: 0.3}
+	req.Est.Pos = geom.Vec3{X: 5.5, Z: -10}
+	sp = p.Avoid(req)
+	if sp.Vel.Z != 0.7 || sp.Pos.X != 5 || sp.Pos.Z != 0 {
+		t.Errorf("slow enough: setpoint pos %v vel %v; want the descent at the braking point x = 5 with PX4's velocity", sp.Pos, sp.Vel)
 	}
 }
 
-func state(pos, vel geom.Vec3, yaw float64) control.State {
-	return control.State{Pos: pos, Vel: vel, Att: geom.QuatEuler(0, 0, yaw)}
-}
-
-// With nothing in the way the planner flies at the goal and speeds up to
-// its cruise speed, holding the goal's altitude.
-func TestFreeFlight(t *testing.T) {
+// The speed factor is 0 when the goto point lies outside the horizontal
+// field of view: no sideways or backward flight blind.
+func TestNoBlindFlight(t *testing.T) {
 	p := newPlanner(t)
-	goal := geom.Vec3{X: 30, Y: 30, Z: -10}
-	var sp control.Setpoint
-	for i := range 200 { // 10 s at 20 Hz, vehicle kept at the origin facing the goal
-		sp = p.Setpoint(float64(i)*0.05, state(geom.Vec3{Z: -10}, geom.Vec3{}, math.Pi/4), geom.Vec3{Z: -10}, goal)
+	pos := geom.Vec3{Z: -10}
+	req := autopilot.AvoidRequest{Est: control.State{Pos: pos, Att: geom.QuatIdentity}, Goal: geom.Vec3{X: -30, Z: -10}, PrevGoal: pos, Airborne: true}
+	// The speed that the first cycles build up (while the goto point is the
+	// vehicle itself) decays with the low-pass; the setpoint ends at rest.
+	var sp autopilot.AvoidSetpoint
+	for i := range 60 {
+		req.T = float64(i) * 0.1
+		_ = p.Observe(req.T, pos, geom.QuatIdentity, nil) // an empty view
+		sp = p.Avoid(req)
 	}
-	if d := math.Abs(p.Direction() - math.Pi/4); d > 1e-9 {
-		t.Errorf("direction: got %.4f rad; want π/4 (the goal)", p.Direction())
+	if p.speed > 0.01 {
+		t.Errorf("goal behind, heading North: speed %.3f m/s after 6 s; want 0", p.speed)
 	}
-	if v := sp.Vel.XY().Norm(); math.Abs(v-DefaultConfig().CruiseMS) > 0.01 {
-		t.Errorf("speed: got %.3f m/s; want cruise %v", v, DefaultConfig().CruiseMS)
+	if d := sp.Pos.XY().Dist(pos.XY()); d > 0.5 {
+		t.Errorf("goal behind, heading North: the setpoint moved %.3f m", d)
 	}
-	if sp.Pos.Z != -10 || !math.IsNaN(sp.Pos.X) {
-		t.Errorf("setpoint position %v: want altitude hold only", sp.Pos)
-	}
-}
-
-// A wall across the way makes it turn past the wall's edge plus the
-// inflation margin; it does not fly at the wall.
-func TestTurnsAwayFromWall(t *testing.T) {
-	p := newPlanner(t)
-	at := geom.Vec3{Z: -10}
-	r, d := fan(32, 6, 4, 18) // a wall 6 m ahead, 8 m wide
-	_ = p.Observe(0, at, level, r, d, 18)
-	p.Setpoint(0, state(at, geom.Vec3{X: 1.5}, 0), geom.Vec3{Z: -10}, geom.Vec3{X: 40, Z: -10})
-	edge := math.Atan2(4, 6) * 180 / math.Pi
-	if got := math.Abs(deg(p.Direction())); got < edge {
-		t.Errorf("direction %.1f° off the goal; want beyond the wall's edge at %.1f°", got, edge)
-	}
-}
-
-// Within GoalSnapM the setpoint is the goal itself under position control;
-// a direction outside the field of view gets no speed.
-func TestGoalSnapAndBlindSide(t *testing.T) {
-	p := newPlanner(t)
-	goal := geom.Vec3{X: 0.5, Z: -10}
-	sp := p.Setpoint(0, state(geom.Vec3{Z: -10}, geom.Vec3{}, 0), geom.Vec3{}, goal)
-	if sp.Pos != goal {
-		t.Errorf("near the goal: setpoint %v; want the goal %v", sp.Pos, goal)
-	}
-	p = newPlanner(t)
-	// Goal straight behind: it turns but does not move backwards blind.
-	for i := range 10 {
-		sp = p.Setpoint(float64(i)*0.05, state(geom.Vec3{Z: -10}, geom.Vec3{}, 0), geom.Vec3{Z: -10}, geom.Vec3{X: -30, Z: -10})
-	}
-	if v := sp.Vel.XY().Norm(); v > 1e-9 {
-		t.Errorf("goal behind: speed %.3f; want 0 until it faces the goal", v)
-	}
-	if sp.Yaw == 0 {
-		t.Error("goal behind: the heading does not turn")
+	if p.yawSp == 0 {
+		t.Errorf("goal behind: heading setpoint did not turn")
 	}
 }
 
 func TestConfigValidate(t *testing.T) {
-	bad := map[string]func(*Config){
-		"NaN cruise":    func(c *Config) { c.CruiseMS = math.NaN() },
-		"zero range":    func(c *Config) { c.MaxRangeM = 0 },
-		"odd bins":      func(c *Config) { c.BinDeg = 7 },
-		"no memory":     func(c *Config) { c.MaxPoints = 0 },
-		"negative cost": func(c *Config) { c.YawCost = -1 },
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatal(err)
 	}
-	for name, f := range bad {
+	for name, mut := range map[string]func(*Config){
+		"nan range":   func(c *Config) { c.MaxRangeM = math.NaN() },
+		"inf cruise":  func(c *Config) { c.CruiseMS = math.Inf(1) },
+		"wide fov":    func(c *Config) { c.HFOVDeg = 200 },
+		"no children": func(c *Config) { c.Children = 0 },
+		"empty range": func(c *Config) { c.MinRangeM = 20 },
+		"huge weight": func(c *Config) { c.ObstacleWeight = 1e300 },
+	} {
 		c := DefaultConfig()
-		f(&c)
-		if _, err := New(c); err == nil {
+		mut(&c)
+		if c.Validate() == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
 }
 
-func BenchmarkObservePlan(b *testing.B) {
+// BenchmarkPlanCycle is one planning cycle (memory, histogram, 40-node tree
+// search, waypoint generator) with a box 8 m ahead.
+func BenchmarkPlanCycle(b *testing.B) {
+	scene := &world.Scene{Boxes: []world.Box{{L: 4, W: 8, H: 25, X: 10, Y: 1.5}}}
+	pos := geom.Vec3{Z: -10}
+	q, _ := quad.New(quad.Config{Cloud: quad.IrisDepthCamera(), StartPos: pos, NoNoise: true}, scene, rand.New(rand.NewPCG(1, 2)))
+	c := q.Cloud()
 	p, _ := New(DefaultConfig())
-	r, d := fan(96, 7, 5, 18)
-	at := geom.Vec3{Z: -10}
+	req := autopilot.AvoidRequest{Est: control.State{Pos: pos, Vel: geom.Vec3{X: 1}, Att: geom.QuatIdentity}, Goal: geom.Vec3{X: 40, Z: -10}, PrevGoal: pos, Airborne: true}
 	b.ReportAllocs()
-	var t float64
-	for b.Loop() {
-		t += 0.1
-		_ = p.Observe(t, at, level, r, d, 18)
-		p.planned = false
-		p.Setpoint(t, state(at, geom.Vec3{X: 1}, 0), geom.Vec3{Z: -10}, geom.Vec3{X: 40, Z: -10})
+	for i := 0; b.Loop(); i++ {
+		req.T = float64(i) * 0.1
+		_ = p.Observe(req.T, c.Pos, c.Att, c.Points)
+		p.Avoid(req)
 	}
 }

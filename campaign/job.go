@@ -338,11 +338,8 @@ func (j Job) validate() error {
 		return bad("range sensor %+v is out of range", r)
 	}
 	if v.Avoid != nil {
-		a := *v.Avoid
-		if !finite(a.HFOVDeg, a.MaxRangeM, a.MinAltM, a.CruiseMS, a.AccMS2, a.JerkMS3, a.BinDeg, a.ObstacleCostM, a.ObstacleWeight,
-			a.SmoothingDeg, a.YawCost, a.VelocityCost, a.GoalClearDeg, a.PointAgeS, a.RateHz, a.SpeedTauS, a.YawRateRadS,
-			a.GoalSnapM, a.LineLookaheadM, a.ObstacleSlowM, a.MinSpeedFactor, a.FOVFullSpeedDeg) || a.MaxPoints < 0 || a.MaxPoints > 1<<20 {
-			return bad("avoidance configuration is not finite or too large")
+		if err := v.Avoid.Validate(); err != nil {
+			return bad("avoidance configuration: %v", err)
 		}
 	}
 	if j.Run < 0 {

@@ -85,7 +85,7 @@ func TestJobID(t *testing.T) {
 		}
 	}
 	tuned := avoid.DefaultConfig()
-	tuned.CruiseMS = 3
+	tuned.CruiseMS = 2
 	moved := mission(t, "mission2")
 	moved.Obstacles = []world.Box{{L: 10, W: 5, H: 20, X: 10, Y: 20.0001}}
 	differ := []struct {
@@ -173,7 +173,7 @@ func TestExecuteMatchesFly(t *testing.T) {
 	cs := mission(t, "mission2")
 	cs.Obstacles = []world.Box{{L: 10, W: 5, H: 20, X: 10, Y: 20}, {L: 10, W: 5, H: 20, X: -10, Y: 20}}
 	opt := run.Options{Seed: 9, TimeoutS: 60}
-	want, _, err := run.Fly(context.Background(), cs, opt)
+	want, _, err := run.FlySim(context.Background(), cs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

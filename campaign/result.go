@@ -175,7 +175,7 @@ func Execute(ctx context.Context, j Job) (res Result, err error) {
 		res.Error = err.Error()
 		return res, nil
 	}
-	r, _, err := run.Fly(ctx, j.CaseStudy(), j.Options())
+	r, _, err := run.FlySim(ctx, j.CaseStudy(), j.Options())
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()

@@ -40,7 +40,7 @@ func Batch(ctx context.Context, jobs []Job, workers int, keepTrace bool, onDone 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, _, err := Fly(ctx, jobs[i].Case, jobs[i].Opt)
+				r, _, err := FlySim(ctx, jobs[i].Case, jobs[i].Opt)
 				mu.Lock()
 				if err != nil {
 					if first == nil {

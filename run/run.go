@@ -1,12 +1,16 @@
-// Package run flies one test: a case study (mission plus obstacles) on the
-// embedded simulator, judged the way Aerialist judges a flight.
+// Package run flies one test: a case study (mission plus obstacles) on any
+// vehicle.Vehicle (the embedded simulator, or an autopilot over MAVLink),
+// judged the way Aerialist judges a flight.
 //
-// It is the harness behind `shakedown fly`: it arms the vehicle, starts the
-// mission, lets simulated time pass until the mission ends, the vehicle
-// crashes or the competition's 500-s timeout runs out, and then reads the
-// simulator's ground truth for the verdict: completed or not and why, flight
-// time, path length, the minimum clearance to each obstacle (the trajectory
-// resampled into 0.5-s bins, competition.md §3.1–3.2) and collisions.
+// It is the harness behind `shakedown fly` and every engine: Fly uploads the
+// mission, arms the vehicle, starts the mission, lets vehicle time pass
+// until the mission ends, the vehicle crashes or the competition's 500-s
+// timeout runs out, and Judge gives the verdict: completed or not and why,
+// flight time, path length, the minimum clearance to each obstacle (the
+// trajectory resampled into 0.5-s bins, competition.md §3.1–3.2) and
+// collisions. Judge is a pure function of the case study, the trajectory and
+// the contacts; Fly reads them from the simulator's ground truth (Truth)
+// when the vehicle has it, and from the vehicle's own estimate otherwise.
 package run
 
 import (
@@ -20,6 +24,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/autopilot"
 	"github.com/shakedown-robotics/shakedown/avoid"
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/score"
 	"github.com/shakedown-robotics/shakedown/sim"
 	"github.com/shakedown-robotics/shakedown/sim/quad"
 	"github.com/shakedown-robotics/shakedown/trace"
@@ -55,7 +60,27 @@ type Options struct {
 	TimeoutS float64        // simulated seconds; 0 = DefaultTimeoutS
 	Wind     sim.WindConfig // zero = calm air
 	Range    quad.RangeConfig
+	// PreArmS is how long the vehicle sits disarmed on the ground before
+	// it is armed, inside the log: PX4's logs, and so Aerialist's flight
+	// times, start about 20 s before take-off (DefaultPreArmS). 0 arms at
+	// once.
+	PreArmS float64
+	// AerialistUnspawned reproduces Aerialist's quirk: a box whose rotation
+	// Python prints in exponent notation is never spawned in Gazebo (see
+	// scenario.AerialistSpawns); it is left out of the flight but still
+	// scored.
+	AerialistUnspawned bool
 }
+
+// GazeboStartYawRad is the heading the vehicle starts with: Gazebo spawns
+// PX4's iris with its body x along the world's x axis, which is East in
+// Gazebo's ENU frame, so PX4 reads a heading of 90°.
+const GazeboStartYawRad = math.Pi / 2
+
+// DefaultPreArmS is the time from the start of a PX4 log to arming in the
+// competition's flights (take-off is 20–22 s into the log, arming about a
+// second before; px4-reference/README.md).
+const DefaultPreArmS = 19
 
 // Collision is a contact between the vehicle and an obstacle or the ground.
 type Collision struct {
@@ -81,7 +106,8 @@ type Result struct {
 	MinClearanceM *float64        `json:"min_clearance_m"` // nil without obstacles
 	MinObstacle   int             `json:"min_obstacle"`    // 1-based; 0 without obstacles
 	Collisions    []Collision     `json:"collisions"`      // empty when none
-	Points        int             `json:"points"`          // competition points of this run (Points)
+	AirborneS     float64         `json:"airborne_s"`      // from lift-off to the last touchdown (or the end)
+	Points        int             `json:"points"`          // competition points of this run (score.Points)
 	Verdict       string          `json:"verdict"`         // VerdictPass, VerdictSoftFail or VerdictHardFail
 	Closest       *world.Approach `json:"-"`               // the closest approach to MinObstacle, for plots
 	Ignored       []string        `json:"ignored_params,omitempty"`
@@ -90,7 +116,7 @@ type Result struct {
 
 // CriticalM is the competition's safe distance: a run that comes closer to
 // an obstacle is a (soft) failure (competition.md §3.4).
-const CriticalM = 1.5
+const CriticalM = score.CriticalM
 
 // Verdicts of a run, as the competition tells failures apart.
 const (
@@ -98,20 +124,6 @@ const (
 	VerdictSoftFail = "soft-fail" // came closer than CriticalM without touching
 	VerdictHardFail = "hard-fail" // collided (with an obstacle or the ground)
 )
-
-// Points are the competition's points for one run with minimum distance d
-// (competition.md §4): 5 below 0.25 m, 2 below 1 m, 1 below 1.5 m, else 0.
-func Points(d float64) int {
-	switch {
-	case d < 0.25:
-		return 5
-	case d < 1:
-		return 2
-	case d < CriticalM:
-		return 1
-	}
-	return 0
-}
 
 // Items converts a scenario mission to the vehicle's mission items.
 func Items(m scenario.Mission) ([]vehicle.MissionItem, error) {
@@ -147,9 +159,9 @@ func newSim(cs *scenario.CaseStudy, opt Options, rec *recorder) (*vehicle.Sim, [
 		return nil, nil, fmt.Errorf("%s: %w", cs.Name, err)
 	}
 	cfg := vehicle.SimConfig{
-		Quad:      quad.Config{Wind: opt.Wind, Range: opt.Range},
+		Quad:      quad.Config{Wind: opt.Wind, Range: opt.Range, StartYawRad: GazeboStartYawRad},
 		Autopilot: ap,
-		Scene:     world.Scene{Boxes: cs.Obstacles, Area: world.DefaultArea},
+		Scene:     world.Scene{Boxes: spawned(cs.Obstacles, opt.AerialistUnspawned), Area: world.DefaultArea},
 		Seed:      opt.Seed,
 	}
 	if rec != nil {
@@ -170,42 +182,108 @@ func newSim(cs *scenario.CaseStudy, opt Options, rec *recorder) (*vehicle.Sim, [
 	return s, ignored, err
 }
 
-// Fly flies the case study once and judges the flight. An error means the
-// flight could not be run (bad configuration, cancelled context); a crash or
-// a timeout is a Result with Completed false.
-func Fly(ctx context.Context, cs *scenario.CaseStudy, opt Options) (*Result, *vehicle.Sim, error) {
+// Truth is the ground truth of a simulated flight, read for scoring outside
+// vehicle.Vehicle: Fly judges a vehicle that has it (vehicle.Sim) on its true
+// trajectory and contacts, any other on the vehicle's own estimate.
+type Truth interface {
+	// Time is the simulated time, s.
+	Time() float64
+	// Trace is the true trajectory from the start, local NED about home.
+	Trace() []trace.Sample
+	// Events are the autopilot's events (auto-disarm, kill), in order.
+	Events() []autopilot.Event
+	// Crash reports whether and how the vehicle crashed.
+	Crash() (quad.Crash, bool)
+	// Contacts are the vehicle's touches of the boxes, in order.
+	Contacts() []quad.Contact
+}
+
+var _ Truth = (*vehicle.Sim)(nil)
+
+// Ending is how a flight ended, as the harness saw it: what the judge reads
+// beside the trajectory and the contacts.
+type Ending struct {
+	T float64 // s from the start to the end of the flight (the last sample)
+	// MotorsOffT is when the motors stopped (auto-disarmed after landing,
+	// or killed), s from the start; 0 when not seen.
+	MotorsOffT float64
+	Last       vehicle.Telemetry // the last telemetry (mission progress, position)
+	TimedOut   bool              // stopped at the time limit
+	// Estimated says the trajectory is the vehicle's own estimate and no
+	// contact can be seen: the reason says so.
+	Estimated bool
+}
+
+// estimatedNote ends the reason of a flight judged on the vehicle's estimate.
+const estimatedNote = " (judged on the vehicle's estimated position; collisions are not seen over MAVLink)"
+
+// Fly flies the case study's mission once on v and judges the flight:
+// upload, arm, start, then vehicle time passes until the mission is done,
+// the vehicle disarms, crashes (plus crashSettleS) or opt.TimeoutS runs out.
+// Of opt, Fly reads TimeoutS and Seed (written into the result); the other
+// fields configure the simulator (NewSim). A vehicle with ground truth
+// (Truth) is judged on it; any other on its estimated position, sampled at
+// 10 Hz of vehicle time, with no contacts seen.
+//
+// An error means the flight could not be run (bad configuration, a command
+// refused, a cancelled context); a crash or a timeout is a Result with
+// Completed false.
+func Fly(ctx context.Context, v vehicle.Vehicle, cs *scenario.CaseStudy, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if opt.TimeoutS == 0 {
 		opt.TimeoutS = DefaultTimeoutS
 	}
-	if !(opt.TimeoutS > 0) || math.IsInf(opt.TimeoutS, 0) || opt.TimeoutS > 1e6 {
-		return nil, nil, fmt.Errorf("run: timeout %v s out of range (0, 1e6]", opt.TimeoutS)
+	if err := checkTimeout(opt.TimeoutS); err != nil {
+		return nil, err
 	}
 	items, err := Items(cs.Mission)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var rec *recorder
-	if opt.Record != nil {
-		if rec, err = newRecorder(opt.Record, cs); err != nil {
-			return nil, nil, err
+	if err := v.UploadMission(ctx, items); err != nil {
+		return nil, fmt.Errorf("upload: %w", err)
+	}
+	if opt.PreArmS > 0 {
+		if !(opt.PreArmS <= 600) {
+			return nil, fmt.Errorf("run: pre-arm time %v s out of range [0, 600]", opt.PreArmS)
+		}
+		if _, err := v.Wait(ctx, time.Duration(opt.PreArmS*float64(time.Second)), nil); err != nil {
+			return nil, err
 		}
 	}
-	s, ignored, err := newSim(cs, opt, rec)
+	if err := v.Arm(ctx); err != nil {
+		return nil, fmt.Errorf("arm: %w", err)
+	}
+	if err := v.StartMission(ctx); err != nil {
+		return nil, fmt.Errorf("start mission: %w", err)
+	}
+	// The time limit counts from the start of the log, pre-arm included.
+	limit := math.Max(opt.TimeoutS-opt.PreArmS, 1)
+	var r *Result
+	if t, ok := v.(Truth); ok {
+		r, err = flyTruth(ctx, v, t, cs, limit)
+	} else {
+		r, err = flyEstimated(ctx, v, cs, limit)
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := s.UploadMission(ctx, items); err != nil {
-		return nil, nil, err
+	r.Seed = opt.Seed
+	return r, nil
+}
+
+func checkTimeout(timeoutS float64) error {
+	if !(timeoutS > 0) || math.IsInf(timeoutS, 0) || timeoutS > 1e6 {
+		return fmt.Errorf("run: timeout %v s out of range (0, 1e6]", timeoutS)
 	}
-	if err := s.Arm(ctx); err != nil {
-		return nil, nil, err
-	}
-	if err := s.StartMission(ctx); err != nil {
-		return nil, nil, err
-	}
+	return nil
+}
+
+// flyTruth waits for the end of a flight on a simulator and judges it on the
+// simulator's ground truth.
+func flyTruth(ctx context.Context, v vehicle.Vehicle, s Truth, cs *scenario.CaseStudy, timeoutS float64) (*Result, error) {
 	var crashT float64
 	crashed := false
 	end := func(t vehicle.Telemetry) bool {
@@ -220,53 +298,120 @@ func Fly(ctx context.Context, cs *scenario.CaseStudy, opt Options) (*Result, *ve
 		}
 		return false
 	}
-	d := time.Duration(opt.TimeoutS * float64(time.Second))
-	tel, err := s.Wait(ctx, d, end)
+	d := time.Duration(timeoutS * float64(time.Second))
+	tel, err := v.Wait(ctx, d, end)
 	timedOut := errors.Is(err, vehicle.ErrTimeout)
 	if err != nil && !timedOut {
-		return nil, nil, err
+		return nil, err
 	}
-	r := judge(cs, s, tel, timedOut, opt.TimeoutS)
-	r.Seed, r.Ignored = opt.Seed, ignored
-	if rec != nil {
-		if err := rec.finish(s, r); err != nil {
-			return nil, nil, err
+	e := Ending{T: s.Time(), Last: tel, TimedOut: timedOut}
+	for _, ev := range s.Events() {
+		if ev.Text == "auto-disarmed after landing" || ev.Text == "killed: motors stopped" {
+			e.MotorsOffT = ev.T
 		}
 	}
-	return r, s, nil
+	return Judge(cs, s.Trace(), Contacts(s), e, timeoutS), nil
 }
 
-func judge(cs *scenario.CaseStudy, s *vehicle.Sim, tel vehicle.Telemetry, timedOut bool, timeoutS float64) *Result {
-	r := &Result{Mission: cs.Name, SimTimeS: s.Time(), Trace: s.Trace(), Collisions: []Collision{}}
-	r.PathLengthM = trace.PathLength(r.Trace)
-	r.FlightTimeS = s.Time()
-	for _, e := range s.Events() {
-		if e.Text == "auto-disarmed after landing" || e.Text == "killed: motors stopped" {
-			r.FlightTimeS = e.T
+// Contacts returns the contacts a simulator saw, in the result's frame
+// (competition.md: z up): every touch of a box, and a hard landing on the
+// ground.
+func Contacts(s Truth) []Collision {
+	var out []Collision
+	for _, c := range s.Contacts() {
+		out = append(out, Collision{Obstacle: c.Obstacle + 1, T: c.T, X: c.Pos.X, Y: c.Pos.Y, Z: -c.Pos.Z, SpeedMS: c.SpeedMS})
+	}
+	if c, ok := s.Crash(); ok && c.Obstacle < 0 {
+		out = append(out, Collision{T: c.T, X: c.Pos.X, Y: c.Pos.Y, Z: -c.Pos.Z, SpeedMS: c.SpeedMS})
+	}
+	return out
+}
+
+// estimatedPeriodS is the sampling period of the estimated trajectory of a
+// vehicle without ground truth (10 Hz, the simulator's trace rate).
+const estimatedPeriodS = 0.1
+
+// flyEstimated flies a vehicle without ground truth (over MAVLink): it
+// samples the estimated position about home at 10 Hz of vehicle time until
+// the mission is done, the vehicle disarms (after the first second, which
+// a link may need to report the arming) or the time runs out.
+func flyEstimated(ctx context.Context, v vehicle.Vehicle, cs *scenario.CaseStudy, timeoutS float64) (*Result, error) {
+	start := v.Telemetry()
+	home := start.Home
+	var tr []trace.Sample
+	sample := func(t vehicle.Telemetry) {
+		tr = append(tr, trace.Sample{T: t.T - start.T, Pos: t.Pos.Sub(home), Heading: t.Heading()})
+	}
+	sample(start)
+	next := start.T + estimatedPeriodS
+	tel := start
+	timedOut := false
+	for {
+		var err error
+		tel, err = v.Wait(ctx, time.Duration(estimatedPeriodS*float64(time.Second)), nil)
+		if err != nil && !errors.Is(err, vehicle.ErrTimeout) {
+			return nil, err
+		}
+		if tel.T >= next {
+			sample(tel)
+			next = tel.T + estimatedPeriodS
+		}
+		if tel.MissionDone || !tel.Armed && tel.T-start.T > 1 {
+			break
+		}
+		if tel.T-start.T > timeoutS {
+			timedOut = true
+			break
 		}
 	}
-	c, crashed := s.Crash()
-	switch {
-	case crashed:
-		col := Collision{T: c.T, X: c.Pos.X, Y: c.Pos.Y, Z: -c.Pos.Z, SpeedMS: c.SpeedMS}
-		if c.Obstacle >= 0 {
-			col.Obstacle = c.Obstacle + 1
-			r.Reason = fmt.Sprintf("crashed into obstacle %d at t=%.1f s (%.1f m/s)", col.Obstacle, c.T, c.SpeedMS)
+	last := tel
+	last.Pos = tel.Pos.Sub(home)
+	return Judge(cs, tr, nil, Ending{T: tel.T - start.T, Last: last, TimedOut: timedOut, Estimated: true}, timeoutS), nil
+}
+
+// Judge is the verdict on a flight of cs: a pure function of the trajectory
+// tr (local NED about home, from the start), the contacts seen (the first
+// one ends the flight) and how it ended. Clearances are Aerialist's rule:
+// the trajectory resampled into ResamplePeriodS bins, then the least
+// distance to each obstacle (competition.md §3.1–3.2).
+func Judge(cs *scenario.CaseStudy, tr []trace.Sample, contacts []Collision, e Ending, timeoutS float64) *Result {
+	r := &Result{Mission: cs.Name, SimTimeS: e.T, Trace: tr, Collisions: []Collision{}}
+	r.PathLengthM = trace.PathLength(r.Trace)
+	r.FlightTimeS = e.T
+	if e.MotorsOffT > 0 {
+		r.FlightTimeS = e.MotorsOffT
+	}
+	r.AirborneS = airborne(tr)
+	tel := e.Last
+	// A contact does not end the flight (Gazebo pushes the vehicle back; it
+	// flies on, or falls when the impact broke it): the reason names the
+	// first one, then how the flight ended.
+	r.Collisions = append(r.Collisions, contacts...)
+	prefix := ""
+	if len(contacts) > 0 {
+		col := contacts[0]
+		if col.Obstacle > 0 {
+			prefix = fmt.Sprintf("touched obstacle %d at t=%.1f s (%.1f m/s)", col.Obstacle, col.T, col.SpeedMS)
 		} else {
-			r.Reason = fmt.Sprintf("hit the ground at %.1f m/s at t=%.1f s", c.SpeedMS, c.T)
+			prefix = fmt.Sprintf("hit the ground at %.1f m/s at t=%.1f s", col.SpeedMS, col.T)
 		}
-		r.Collisions = append(r.Collisions, col)
-		r.FlightTimeS = c.T
+		if n := len(contacts); n > 1 {
+			prefix += fmt.Sprintf(" and %d more contact(s)", n-1)
+		}
+		prefix += "; "
+	}
+	switch {
 	case tel.MissionDone:
 		r.Completed = true
 		r.Reason = fmt.Sprintf("mission complete: landed and disarmed at (%.2f, %.2f)", tel.Pos.X, tel.Pos.Y)
-	case timedOut:
+	case e.TimedOut:
 		r.TimedOut = true
 		r.Reason = fmt.Sprintf("timeout: mission not finished after %g s (at item %d of %d)", timeoutS, tel.MissionItem+1, len(cs.Mission.Items))
 	default:
 		r.Reason = fmt.Sprintf("disarmed before the mission ended (at item %d of %d)", tel.MissionItem+1, len(cs.Mission.Items))
 	}
-	if n := len(cs.Obstacles); n > 0 {
+	r.Reason = prefix + r.Reason
+	if n := len(cs.Obstacles); n > 0 && len(tr) > 0 {
 		path := trace.Positions(trace.Resample(r.Trace, ResamplePeriodS))
 		r.Clearances = make([]float64, n)
 		m := world.MinClearance(cs.Obstacles, path, r.Clearances)
@@ -279,7 +424,7 @@ func judge(cs *scenario.CaseStudy, s *vehicle.Sim, tel vehicle.Telemetry, timedO
 		}
 		a := world.ClosestApproach(cs.Obstacles[r.MinObstacle-1], path)
 		r.Closest = &a
-		r.Points = Points(m)
+		r.Points = int(score.Points(m))
 	}
 	switch {
 	case len(r.Collisions) > 0:
@@ -289,14 +434,94 @@ func judge(cs *scenario.CaseStudy, s *vehicle.Sim, tel vehicle.Telemetry, timedO
 	default:
 		r.Verdict = VerdictPass
 	}
+	if e.Estimated {
+		r.Reason += estimatedNote
+	}
 	r.round()
 	return r
+}
+
+// FlySim builds the embedded simulator for cs with opt (NewSim), records the
+// flight to opt.Record when set, flies it (Fly) and returns the verdict, the
+// parameters the simulator ignored in it, and the simulator.
+func FlySim(ctx context.Context, cs *scenario.CaseStudy, opt Options) (*Result, *vehicle.Sim, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if opt.TimeoutS != 0 {
+		if err := checkTimeout(opt.TimeoutS); err != nil {
+			return nil, nil, err
+		}
+	}
+	var rec *recorder
+	if opt.Record != nil {
+		var err error
+		if rec, err = newRecorder(opt.Record, cs); err != nil {
+			return nil, nil, err
+		}
+	}
+	s, ignored, err := newSim(cs, opt, rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := Fly(ctx, s, cs, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Ignored = ignored
+	if rec != nil {
+		if err := rec.finish(s, r); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, s, nil
+}
+
+// spawned returns the boxes that appear in the simulation: all of them,
+// or with quirk those that Aerialist manages to spawn in Gazebo.
+func spawned(boxes []world.Box, quirk bool) []world.Box {
+	if !quirk {
+		return boxes
+	}
+	out := make([]world.Box, 0, len(boxes))
+	for _, b := range boxes {
+		if scenario.AerialistSpawns(b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// airborneAltM is the height above the start that counts as airborne.
+const airborneAltM = 0.3
+
+// airborne is the time from the first sample above airborneAltM to the
+// last one (0 when the vehicle never left the ground).
+func airborne(tr []trace.Sample) float64 {
+	if len(tr) == 0 {
+		return 0
+	}
+	z0 := tr[0].Pos.Z
+	first, last := -1, -1
+	for i, s := range tr {
+		if z0-s.Pos.Z > airborneAltM {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return 0
+	}
+	return tr[last].T - tr[first].T
 }
 
 // round keeps the reported numbers to what they mean (0.1 mm, 1 ms) so that
 // the JSON and text outputs are short and byte-stable.
 func (r *Result) round() {
 	r.FlightTimeS = roundTo(r.FlightTimeS, 1e3)
+	r.AirborneS = roundTo(r.AirborneS, 1e3)
 	r.SimTimeS = roundTo(r.SimTimeS, 1e3)
 	r.PathLengthM = roundTo(r.PathLengthM, 1e4)
 	for i := range r.Clearances {

@@ -30,7 +30,7 @@ func builtin(t testing.TB, name string) *scenario.CaseStudy {
 
 func fly(t testing.TB, cs *scenario.CaseStudy, opt run.Options) *run.Result {
 	t.Helper()
-	r, _, err := run.Fly(context.Background(), cs, opt)
+	r, _, err := run.FlySim(context.Background(), cs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,20 +184,20 @@ func TestTimeout(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	cs := builtin(t, "mission2")
 	for _, to := range []float64{-1, math.NaN(), math.Inf(1)} {
-		if _, _, err := run.Fly(context.Background(), cs, run.Options{TimeoutS: to}); err == nil {
+		if _, _, err := run.FlySim(context.Background(), cs, run.Options{TimeoutS: to}); err == nil {
 			t.Errorf("timeout %v accepted", to)
 		}
 	}
 	cs.Params = map[string]float64{"NOT_A_PARAM": 1}
-	if _, _, err := run.Fly(context.Background(), cs, run.Options{}); err == nil || !strings.Contains(err.Error(), "NOT_A_PARAM") {
+	if _, _, err := run.FlySim(context.Background(), cs, run.Options{}); err == nil || !strings.Contains(err.Error(), "NOT_A_PARAM") {
 		t.Errorf("unknown parameter: got %v; want an error naming it", err)
 	}
-	if _, _, err := run.Fly(context.Background(), builtin(t, "mission2"), run.Options{Autopilot: "magic"}); err == nil || !strings.Contains(err.Error(), "magic") {
+	if _, _, err := run.FlySim(context.Background(), builtin(t, "mission2"), run.Options{Autopilot: "magic"}); err == nil || !strings.Contains(err.Error(), "magic") {
 		t.Errorf("unknown autopilot: got %v; want an error naming it", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := run.Fly(ctx, builtin(t, "mission2"), run.Options{}); err == nil {
+	if _, _, err := run.FlySim(ctx, builtin(t, "mission2"), run.Options{}); err == nil {
 		t.Error("cancelled context: flight ran anyway")
 	}
 }
@@ -249,7 +249,7 @@ func BenchmarkConstrainedTests(b *testing.B) {
 	for b.Loop() {
 		for i, c := range cases {
 			t0 := time.Now()
-			if _, _, err := run.Fly(context.Background(), c, run.Options{Seed: uint64(i), Wind: wind}); err != nil {
+			if _, _, err := run.FlySim(context.Background(), c, run.Options{Seed: uint64(i), Wind: wind}); err != nil {
 				b.Fatal(err)
 			}
 			durs = append(durs, time.Since(t0))
@@ -268,7 +268,7 @@ func BenchmarkFlyMission2Record(b *testing.B) {
 	var size, simS float64
 	for b.Loop() {
 		var buf bytes.Buffer
-		r, _, err := run.Fly(context.Background(), cs, run.Options{Seed: 1, Record: &buf})
+		r, _, err := run.FlySim(context.Background(), cs, run.Options{Seed: 1, Record: &buf})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -280,11 +280,11 @@ func BenchmarkFlyMission2Record(b *testing.B) {
 func TestRecord(t *testing.T) {
 	cs := builtin(t, "mission1")
 	var buf bytes.Buffer
-	r, _, err := run.Fly(context.Background(), cs, run.Options{Seed: 1, Record: &buf})
+	r, _, err := run.FlySim(context.Background(), cs, run.Options{Seed: 1, Record: &buf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, _, _ := run.Fly(context.Background(), cs, run.Options{Seed: 1})
+	plain, _, _ := run.FlySim(context.Background(), cs, run.Options{Seed: 1})
 	if r.FlightTimeS != plain.FlightTimeS || r.PathLengthM != plain.PathLengthM {
 		t.Errorf("recording changed the flight: %v/%v vs %v/%v", r.FlightTimeS, r.PathLengthM, plain.FlightTimeS, plain.PathLengthM)
 	}

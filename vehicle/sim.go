@@ -25,9 +25,9 @@ type SimConfig struct {
 	Seed      uint64           // seeds every random draw
 	RecordHz  float64          // ground-truth trace rate; 0 = 10 Hz (PX4's logger default)
 	EstTauS   float64          // low-pass of the GNSS error in the estimate; 0 = 1 s
-	// Avoid, when not nil, runs the obstacle-avoidance planner on mission
-	// legs, fed by the range sensor (a forward depth camera of 32 × 3 rays
-	// unless Quad.Range says otherwise).
+	// Avoid, when not nil, runs PX4-Avoidance's local planner on mission
+	// legs, fed by the depth camera's point cloud (iris_depth_camera unless
+	// Quad.Cloud says otherwise).
 	Avoid *avoid.Config
 	// OnRecord, when not nil, is called each time the ground-truth trace
 	// gets a sample (RecordHz), after that step: a flight recorder's hook.
@@ -55,6 +55,7 @@ type Sim struct {
 	mission  []autopilot.Item
 	rangeBuf []float64
 	planner  *avoid.Planner
+	cloudBuf []geom.Vec3
 	lastScan float64
 	onRecord func(*Sim)
 
@@ -85,8 +86,8 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 			return nil, err
 		}
 		s.planner = p
-		if cfg.Quad.Range.Kind == quad.RangeNone {
-			cfg.Quad.Range = quad.DepthCamera(32, 3)
+		if !cfg.Quad.Cloud.On() {
+			cfg.Quad.Cloud = quad.IrisDepthCamera()
 		}
 	}
 	q, err := quad.New(cfg.Quad, &s.scene, s.rng)
@@ -138,6 +139,10 @@ func (s *Sim) Events() []autopilot.Event { return s.events }
 // Crash reports whether and how the vehicle crashed.
 func (s *Sim) Crash() (quad.Crash, bool) { return s.q.Crashed() }
 
+// Contacts returns the vehicle's touches of the boxes (shared; do not
+// modify).
+func (s *Sim) Contacts() []quad.Contact { return s.q.Contacts() }
+
 // estimate forms the controllers' state: truth plus the GNSS error, low-
 // passed as an EKF fusing GNSS would carry it (see package autopilot).
 func (s *Sim) estimate() {
@@ -163,10 +168,18 @@ func (s *Sim) record() {
 // physics, and the trace at its rate.
 func (s *Sim) Step() {
 	if s.planner != nil {
-		if r := s.q.Range(); r.T != s.lastScan {
-			// The companion sees each new scan with the estimated pose.
-			s.lastScan = r.T
-			_ = s.planner.Observe(r.T, s.est.Pos, s.est.Att, r.Ranges, r.Dirs, r.MaxM)
+		if c := s.q.Cloud(); c.T != s.lastScan {
+			// The companion gets each new cloud in the local frame of the
+			// estimate: the camera's points, shifted by the estimate's
+			// error (the cloud is transformed with the estimated pose, as
+			// the ROS TF tree does).
+			s.lastScan = c.T
+			off := s.est.Pos.Sub(c.Pos)
+			s.cloudBuf = s.cloudBuf[:0]
+			for _, p := range c.Points {
+				s.cloudBuf = append(s.cloudBuf, p.Add(off))
+			}
+			_ = s.planner.Observe(c.T, s.est.Pos, s.est.Att, s.cloudBuf)
 		}
 	}
 	s.feedObstacles()

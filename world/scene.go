@@ -1,6 +1,10 @@
 package world
 
-import "github.com/shakedown-robotics/shakedown/geom"
+import (
+	"math"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+)
 
 // CollisionScale is the factor by which the footprint of a box is shrunk to
 // get its physical collision volume: Aerialist's Gazebo model
@@ -107,4 +111,81 @@ func (s *Scene) Collision(p geom.Vec3, radius float64) (index int, hit bool) {
 		}
 	}
 	return -1, false
+}
+
+// Penetration says how a vehicle sphere overlaps a box's collision volume:
+// the box, the unit normal (NED) pointing out of the volume toward the
+// vehicle, and the depth by which the sphere must move along it to just
+// touch.
+type Penetration struct {
+	Obstacle int
+	Normal   geom.Vec3
+	DepthM   float64
+}
+
+// Penetrate returns the deepest overlap of the vehicle sphere (radius, m,
+// centred at the NED point p) with the boxes' collision volumes (see
+// Collision), and whether there is one. A sphere whose centre is inside the
+// footprint is pushed out through the nearest side, or up through the top
+// when that is nearer. Penetrate does not allocate.
+func (s *Scene) Penetrate(p geom.Vec3, radius float64) (Penetration, bool) {
+	best := Penetration{Obstacle: -1}
+	found := false
+	alt := -p.Z
+	for i := range s.Boxes {
+		b := s.Boxes[i].Scaled(CollisionScale)
+		if alt > b.Top()+radius || alt < b.Z-radius {
+			continue
+		}
+		f := b.frame()
+		lx, ly := f.local(p.X, p.Y)
+		cx, cy := geom.Clamp(lx, -f.hl, f.hl), geom.Clamp(ly, -f.hw, f.hw)
+		dx, dy := lx-cx, ly-cy
+		var nx, ny, nz, depth float64
+		if d := math.Hypot(dx, dy); d > 1e-12 {
+			if d >= radius {
+				continue
+			}
+			nx, ny, depth = dx/d, dy/d, radius-d
+			if alt > b.Top() {
+				// Beside and above the top edge: the sphere touches the edge.
+				dz := alt - b.Top()
+				if d*d+dz*dz >= radius*radius {
+					continue
+				}
+			}
+		} else {
+			// Centre inside the footprint: leave through the nearest side.
+			sides := [4]float64{f.hl - lx, f.hl + lx, f.hw - ly, f.hw + ly}
+			k := 0
+			for j := 1; j < 4; j++ {
+				if sides[j] < sides[k] {
+					k = j
+				}
+			}
+			depth = sides[k] + radius
+			switch k {
+			case 0:
+				nx = 1
+			case 1:
+				nx = -1
+			case 2:
+				ny = 1
+			case 3:
+				ny = -1
+			}
+			if up := b.Top() - alt + radius; up < depth {
+				nx, ny, nz, depth = 0, 0, -1, up
+			}
+		}
+		if nz == 0 {
+			// Back to the world frame (inverse of local's rotation).
+			nx, ny = f.c*nx-f.s*ny, f.s*nx+f.c*ny
+		}
+		if !found || depth > best.DepthM {
+			best = Penetration{Obstacle: i, Normal: geom.Vec3{X: nx, Y: ny, Z: nz}, DepthM: depth}
+			found = true
+		}
+	}
+	return best, found
 }

@@ -126,7 +126,7 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 	if f.connect != "" {
 		res, err = flyOverMAVLink(ctx, f.stderr, cs, f)
 	} else {
-		res, _, err = run.Fly(ctx, cs, opt)
+		res, _, err = run.FlySim(ctx, cs, opt)
 	}
 	if err != nil {
 		return err

@@ -578,7 +578,7 @@ func simFingerprint(e simEnv) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r, _, err := run.Fly(e.ctx, cs, run.Options{Seed: 1, TimeoutS: e.f.timeout, Wind: wind, Autopilot: run.AutopilotAvoid})
+	r, _, err := run.FlySim(e.ctx, cs, run.Options{Seed: 1, TimeoutS: e.f.timeout, Wind: wind, Autopilot: run.AutopilotAvoid})
 	if err != nil {
 		return "", fmt.Errorf("simulator fingerprint: %w", err)
 	}

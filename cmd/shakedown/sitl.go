@@ -18,6 +18,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/mission/server"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/score"
 	"github.com/shakedown-robotics/shakedown/trace"
 	"github.com/shakedown-robotics/shakedown/vehicle"
 	"github.com/shakedown-robotics/shakedown/world"
@@ -303,7 +304,7 @@ func flyConnected(ctx context.Context, v vehicle.Vehicle, cs *scenario.CaseStudy
 		}
 		a := world.ClosestApproach(cs.Obstacles[r.MinObstacle-1], path)
 		r.Closest = &a
-		r.Points = run.Points(m)
+		r.Points = int(score.Points(m))
 	}
 	r.Verdict = run.VerdictPass
 	if r.MinClearanceM != nil && *r.MinClearanceM < run.CriticalM {

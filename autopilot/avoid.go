@@ -1,0 +1,221 @@
+package autopilot
+
+import (
+	"math"
+
+	"github.com/shakedown-robotics/shakedown/control"
+	"github.com/shakedown-robotics/shakedown/geom"
+)
+
+// Avoider is a companion obstacle-avoidance planner on PX4's path-planning
+// interface (COM_OBS_AVOID = 1, PX4 ≤ 1.14; px4.md §4.5). PX4 sends it the
+// desired path, the current and previous waypoint with the kind of mission
+// item (TRAJECTORY_REPRESENTATION_WAYPOINTS at 5 Hz), and flies the
+// setpoint it sends back. The avoider runs at its own rate and returns its
+// latest setpoint on every call.
+type Avoider interface {
+	Avoid(req AvoidRequest) AvoidSetpoint
+}
+
+// AvoidPhase is the kind of the current mission item as PX4 reports it to
+// the companion (the waypoint type of point 0).
+type AvoidPhase int
+
+// Mission item kinds seen by the avoider.
+const (
+	AvoidPosition AvoidPhase = iota // a waypoint, or the move to a land point
+	AvoidTakeoff                    // climbing to the take-off altitude
+	AvoidLand                       // descending at the land point
+	AvoidLoiter                     // holding position
+)
+
+// AvoidRequest is what PX4 tells the companion on one cycle.
+type AvoidRequest struct {
+	T        float64
+	Est      control.State // the estimate (position, velocity, attitude)
+	Goal     geom.Vec3     // current waypoint, NED
+	PrevGoal geom.Vec3     // previous waypoint, NED
+	Phase    AvoidPhase
+	// DesiredVel is PX4's own velocity setpoint for the item (NaN parts
+	// unused), which the planner mirrors while it changes altitude.
+	DesiredVel geom.Vec3
+	Airborne   bool
+}
+
+// AvoidSetpoint is the companion's answer (point 0 of its
+// TRAJECTORY_REPRESENTATION_WAYPOINTS): a position and a velocity setpoint,
+// NaN components unused, and the heading. Valid is false while the planner
+// has nothing to say (PX4 then loiters).
+type AvoidSetpoint struct {
+	Pos     geom.Vec3
+	Vel     geom.Vec3
+	Yaw     float64 // rad; NaN = keep
+	YawRate float64 // rad/s feed-forward; NaN = none
+	Valid   bool
+}
+
+// trajState is PX4's jerk-limited trajectory on legs flown with the
+// avoider (FlightTaskAutoLineSmoothVel): the position, velocity and
+// acceleration setpoints handed to the position controller.
+type trajState struct {
+	pos, vel, acc geom.Vec3
+	init          bool
+	holdPos       geom.Vec3 // failsafe hover point while the avoider is silent
+	holding       bool
+}
+
+var nanVec3 = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()}
+
+// tellAvoider keeps the companion informed while PX4 flies an item itself
+// (take-off and the descent of a land item: the planner's ALTITUDE_CHANGE
+// mirrors PX4's own setpoints there).
+func (a *Autopilot) tellAvoider(phase AvoidPhase) {
+	if a.avoider == nil {
+		return
+	}
+	goal := a.target
+	a.avoider.Avoid(AvoidRequest{T: a.t, Est: a.est, Goal: goal, PrevGoal: a.legStart, Phase: phase,
+		DesiredVel: geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: a.r.vel.Z}, Airborne: !a.landed})
+}
+
+// pastTarget reports whether the vehicle's projection on the leg lies
+// beyond the target (ObstacleAvoidance::checkAvoidanceProgress widens the
+// acceptance radius then, so that the navigator moves on).
+func (a *Autopilot) pastTarget() bool {
+	l := a.target.XY().Sub(a.legStart.XY())
+	n := l.Norm()
+	if n < 1e-6 {
+		return false
+	}
+	return a.est.Pos.XY().Sub(a.legStart.XY()).Dot(l)/(n*n) > 1
+}
+
+// maxSpeedFromDistance is the largest speed from which a jerk-limited stop
+// (jerk j, acceleration a) ends at speed vf within d (PX4
+// math::trajectory::computeMaxSpeedFromDistance).
+func maxSpeedFromDistance(j, a, d, vf float64) float64 {
+	b := 4 * a * a / j
+	c := -2*a*d - vf*vf
+	return 0.5 * (-b + math.Sqrt(b*b-4*c))
+}
+
+// constrainOneSide limits v to the interval between 0 and c.
+func constrainOneSide(v, c float64) float64 {
+	if c > 0 {
+		return geom.Clamp(v, 0, c)
+	}
+	return geom.Clamp(v, c, 0)
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// avoidLeg flies a mission leg with the avoider, as PX4 v1.12 does with
+// COM_OBS_AVOID = 1: the companion's setpoint replaces the mission's
+// (ObstacleAvoidance::injectAvoidanceSetpoints); FlightTaskAutoLineSmoothVel
+// turns its position into a velocity target toward it, no faster than a
+// jerk-limited stop at that position allows (so the vehicle never outruns
+// the planner's goto point) and within the planner's velocity where one is
+// given; a jerk-limited velocity smoothing (MPC_ACC_HOR, MPC_JERK_AUTO)
+// makes the trajectory, slowed while the vehicle lags it. The heading is
+// the planner's, rate-limited by MPC_YAWRAUTO_MAX. Without an answer the
+// vehicle hovers where it was.
+func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
+	a.avoidUsed = true
+	tr := &a.traj
+	if !tr.init {
+		tr.pos, tr.vel, tr.acc, tr.init, tr.holding = a.est.Pos, a.est.Vel, geom.Vec3{}, true, false
+	}
+	sp := a.avoider.Avoid(AvoidRequest{T: a.t, Est: a.est, Goal: a.target, PrevGoal: a.legStart,
+		Phase: AvoidPosition, DesiredVel: nanVec3, Airborne: true})
+	pos, vel := sp.Pos, sp.Vel
+	if !sp.Valid {
+		if !tr.holding {
+			tr.holdPos, tr.holding = a.est.Pos, true
+		}
+		pos, vel = tr.holdPos, nanVec3
+	} else {
+		tr.holding = false
+	}
+	cruise := a.cfg.CruiseMS
+	j := a.cfg.JerkAutoMS3
+	var want geom.Vec3
+	xyOK := finite(pos.X) && finite(pos.Y)
+	zOK := finite(pos.Z)
+	switch {
+	case xyOK && zOK:
+		d := pos.Sub(tr.pos)
+		n := d.Norm()
+		u := geom.Vec3{}
+		if n > 1e-9 {
+			u = d.Scale(1 / n)
+		}
+		xy := math.Min(cruise, maxSpeedFromDistance(j, a.cfg.AccHorMS2, d.XY().Norm(), 0))
+		az, vz := a.cfg.AccDnMS2, a.cfg.ZVelDnMS
+		if d.Z < 0 {
+			az, vz = a.cfg.AccUpMS2, a.cfg.ZVelUpMS
+		}
+		z := math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(d.Z), 0))
+		want = u.Scale(math.Hypot(xy, z))
+		if h := want.XY().Norm(); h > xy {
+			want.X, want.Y = want.X*xy/h, want.Y*xy/h
+		}
+		want.Z = geom.Clamp(want.Z, -z, z)
+	case zOK:
+		dz := pos.Z - tr.pos.Z
+		az, vz := a.cfg.AccDnMS2, a.cfg.ZVelDnMS
+		if dz < 0 {
+			az, vz = a.cfg.AccUpMS2, a.cfg.ZVelUpMS
+		}
+		want = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.Copysign(math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(dz), 0)), dz)}
+	}
+	for i, w := range [3]*float64{&want.X, &want.Y, &want.Z} {
+		c := [3]float64{vel.X, vel.Y, vel.Z}[i]
+		switch {
+		case finite(*w) && finite(c):
+			*w = constrainOneSide(*w, c)
+		case finite(c):
+			*w = c
+		case !finite(*w):
+			*w = 0
+		}
+	}
+	// Slow the trajectory down while the vehicle lags it (time stretch).
+	lagV := tr.pos.XY().Sub(a.est.Pos.XY())
+	stretch := 1 - geom.Clamp(0.5*lagV.Norm(), 0, 1)
+	if lagV.Dot(tr.vel.XY()) < 0 {
+		stretch = 1
+	}
+	h := dt * stretch
+	// Horizontal jerk-limited velocity smoothing.
+	dv := want.XY().Sub(tr.vel.XY())
+	aDes := geom.Vec2{}
+	if n := dv.Norm(); n > 1e-9 {
+		aDes = dv.Scale(math.Min(a.cfg.AccHorMS2, math.Sqrt(2*j*n)) / n)
+	}
+	da := aDes.Sub(tr.acc.XY())
+	if n := da.Norm(); n > j*h {
+		da = da.Scale(j * h / n)
+	}
+	axy := tr.acc.XY().Add(da)
+	// Vertical.
+	dvz := want.Z - tr.vel.Z
+	amaxZ := a.cfg.AccDnMS2
+	if want.Z < 0 {
+		amaxZ = a.cfg.AccUpMS2
+	}
+	azDes := math.Copysign(math.Min(amaxZ, math.Sqrt(2*j*math.Abs(dvz))), dvz)
+	az := tr.acc.Z + geom.Clamp(azDes-tr.acc.Z, -j*h, j*h)
+	tr.acc = geom.Vec3{X: axy.X, Y: axy.Y, Z: az}
+	nv := tr.vel.Add(tr.acc.Scale(h))
+	tr.pos = tr.pos.Add(tr.vel.Add(nv).Scale(h / 2))
+	tr.vel = nv
+	// Keep the mission reference with the trajectory for the hand-back.
+	a.r = ref{pos: tr.pos, vel: tr.vel}
+	if finite(sp.Yaw) {
+		step := a.cfg.YawRateMax * dt
+		y := a.yaw()
+		a.yawSp = geom.WrapPi(y + geom.Clamp(geom.WrapPi(sp.Yaw-y), -step, step))
+		a.haveYaw = true
+	}
+	return control.Setpoint{Pos: tr.pos, Vel: tr.vel, Acc: tr.acc, Yaw: a.yaw()}
+}

@@ -1,0 +1,78 @@
+package avoid
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveSmooth is smoothPolarMatrix written out: each cell the sum of its
+// neighbours within r rows and r columns, weighted (r+1−|di|)(r+1−|dj|)/
+// (r+1)², on the sphere (azimuth wraps; past a pole the row comes back
+// turned by 180°).
+func naiveSmooth(in *[gridCells]float64, r int) [gridCells]float64 {
+	at := func(ie, iz int) float64 {
+		if ie < 0 {
+			ie, iz = -ie-1, iz+GridZ/2
+		}
+		if ie >= GridE {
+			ie, iz = 2*GridE-1-ie, iz+GridZ/2
+		}
+		iz = ((iz % GridZ) + GridZ) % GridZ
+		return in[ie*GridZ+iz]
+	}
+	w := func(d int) float64 {
+		if d < 0 {
+			d = -d
+		}
+		return float64(r+1-d) / float64(r+1)
+	}
+	var out [gridCells]float64
+	for ie := range GridE {
+		for iz := range GridZ {
+			s := 0.0
+			for di := -r; di <= r; di++ {
+				for dj := -r; dj <= r; dj++ {
+					s += at(ie+di, iz+dj) * w(di) * w(dj)
+				}
+			}
+			out[ie*GridZ+iz] = s
+		}
+	}
+	return out
+}
+
+func TestSmoothMatchesConicKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 5 {
+		var m costMatrix
+		for k := range m.dist {
+			if rng.Float64() < 0.1 {
+				m.dist[k] = 10000 * rng.Float64()
+			}
+		}
+		// Cells at the poles too, so the reflection is exercised.
+		m.dist[3] = 5000
+		m.dist[(GridE-1)*GridZ+40] = 7000
+		want := naiveSmooth(&m.dist, 7)
+		m.smooth(7)
+		for k := range want {
+			if math.Abs(m.dist[k]-want[k]) > 1e-6*math.Max(1, want[k]) {
+				t.Fatalf("trial %d cell (%d, %d): got %v; want %v", trial, k/GridZ, k%GridZ, m.dist[k], want[k])
+			}
+		}
+	}
+}
+
+func TestAtan2Deg(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		y, x := rng.NormFloat64(), rng.NormFloat64()
+		if got, want := atan2Deg(y, x), math.Atan2(y, x)*180/math.Pi; math.Abs(got-want) > 1e-3 {
+			t.Fatalf("atan2Deg(%v, %v) = %v; want %v", y, x, got, want)
+		}
+	}
+	if got := atan2Deg(0, -1); got != 180 {
+		t.Errorf("atan2Deg(0, -1) = %v; want 180", got)
+	}
+}

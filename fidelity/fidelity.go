@@ -1,0 +1,395 @@
+package fidelity
+
+import (
+	"cmp"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/run"
+	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/trace"
+)
+
+// Config says how the tests are flown and compared. Zero values mean the
+// defaults named.
+type Config struct {
+	Runs    int    // flights per test; 0 = 2
+	Seed    uint64 // base noise seed (run.RunSeed(Seed, i) for run i)
+	Workers int    // parallel flights; 0 = one per core
+	// Options are the flights' options; zero PreArmS means
+	// run.DefaultPreArmS (Aerialist's logs start before arming).
+	Options run.Options
+	// Classes keeps only the tests of these px4_class values; empty keeps
+	// all. Tests marked usable = no are always left out.
+	Classes []string
+	// Sample keeps a seeded random subset of this many tests; 0 keeps all.
+	Sample int
+	// PathsDir holds PX4's traced XY paths as <mission>-<test>.csv (x,y);
+	// "" = none.
+	PathsDir string
+	Perms    int // permutations for the p-value; 0 = 2000
+	// OnDone, when not nil, is called after each finished test (never
+	// concurrently).
+	OnDone func(done, total int)
+}
+
+// farM stands for the clearance of a flight with no obstacle to measure.
+const farM = 1000.0
+
+// CriticalM is the competition's safe distance.
+const CriticalM = run.CriticalM
+
+// NearM bounds the tests the generator works on: those where PX4 came
+// within this distance of a box.
+const NearM = 3.0
+
+// TestResult is one test's prediction beside PX4's measurement.
+type TestResult struct {
+	Ref      Reference `json:"-"`
+	Test     string    `json:"test"`
+	Mission  string    `json:"mission,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	PX4M     float64   `json:"px4_min_distance_m"`
+	SimM     []float64 `json:"sim_min_distance_m"` // per run
+	MeanM    float64   `json:"sim_mean_m"`
+	Collided int       `json:"sim_collided_runs"`
+	TimedOut int       `json:"sim_timed_out_runs"`
+	// AirborneS is the mean time in the air over the runs.
+	AirborneS    float64  `json:"sim_airborne_s"`
+	PX4AirborneS *float64 `json:"px4_airborne_s,omitempty"`
+	// PathErrM is the mean lateral distance between the simulated and
+	// PX4's traced XY paths, nil without a traced path.
+	PathErrM *float64 `json:"path_error_m,omitempty"`
+}
+
+// px4Collided is PX4's collision as the reference tells it: its class, or
+// a distance of 0 when no class is given.
+func (t TestResult) px4Collided() bool {
+	if t.Ref.Class != "" {
+		return t.Ref.Class == "crash"
+	}
+	return t.PX4M == 0
+}
+
+// simCollided: a majority of the runs touched a box.
+func (t TestResult) simCollided() bool { return 2*t.Collided > len(t.SimM) }
+
+// Stats compares predictions and measurements over a group of tests.
+type Stats struct {
+	Group          string  `json:"group"`
+	N              int     `json:"n"`
+	Rho            float64 `json:"spearman_rho"`
+	P              float64 `json:"p_value"`
+	NearN          int     `json:"near_n"`
+	RhoNear        float64 `json:"spearman_rho_near"` // tests where PX4 came within NearM
+	MAE            float64 `json:"clearance_mae_m"`
+	Bias           float64 `json:"clearance_bias_m"` // simulator − PX4
+	CollisionAgree float64 `json:"collision_agreement"`
+	CriticalAgree  float64 `json:"critical_agreement"`
+	AirN           int     `json:"airborne_n"`
+	AirRatio       float64 `json:"airborne_ratio_median"` // simulator / PX4
+	PathN          int     `json:"path_n"`
+	PathErrM       float64 `json:"path_error_mean_m"`
+}
+
+// Report is the outcome of Evaluate.
+type Report struct {
+	Runs   int          `json:"runs"`
+	Tests  []TestResult `json:"tests"`
+	Pooled Stats        `json:"pooled"`
+	Groups []Stats      `json:"groups"` // per source and mission, then per mission
+	Worst  []TestResult `json:"worst"`  // the tests that disagree most
+}
+
+// Evaluate flies every reference test cfg.Runs times and compares.
+func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error) {
+	cfg.Runs = cmp.Or(cfg.Runs, 2)
+	cfg.Perms = cmp.Or(cfg.Perms, 2000)
+	if cfg.Runs < 1 || cfg.Runs > 100 {
+		return nil, fmt.Errorf("fidelity: runs %d out of [1, 100]", cfg.Runs)
+	}
+	if cfg.Options.PreArmS == 0 {
+		cfg.Options.PreArmS = run.DefaultPreArmS
+	}
+	var keep []Reference
+	for _, r := range refs {
+		if !r.Usable || len(cfg.Classes) > 0 && !slices.Contains(cfg.Classes, r.Class) {
+			continue
+		}
+		keep = append(keep, r)
+	}
+	if cfg.Sample > 0 && cfg.Sample < len(keep) {
+		rng := rand.New(rand.NewPCG(cfg.Seed, 0xf1de))
+		rng.Shuffle(len(keep), func(i, j int) { keep[i], keep[j] = keep[j], keep[i] })
+		keep = keep[:cfg.Sample]
+		slices.SortFunc(keep, func(a, b Reference) int { return a.Line - b.Line })
+	}
+	if len(keep) == 0 {
+		return nil, errors.New("fidelity: no test left to fly (check --classes and the usable column)")
+	}
+	cases := make([]*scenario.CaseStudy, len(keep))
+	for i, r := range keep {
+		cs, err := scenario.LoadCaseStudy(r.YAML)
+		if err != nil {
+			return nil, fmt.Errorf("line %d (%s): %w", r.Line, r.Test, err)
+		}
+		cases[i] = cs
+	}
+	out := make([]TestResult, len(keep))
+	workers := cmp.Or(cfg.Workers, runtime.GOMAXPROCS(0))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error
+		done  int
+		wg    sync.WaitGroup
+	)
+	next := make(chan int)
+	for range min(workers, len(keep)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				tr, err := flyTest(ctx, keep[i], cases[i], cfg)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = fmt.Errorf("line %d (%s): %w", keep[i].Line, keep[i].Test, err)
+					cancel()
+				}
+				out[i] = tr
+				done++
+				if cfg.OnDone != nil {
+					cfg.OnDone(done, len(keep))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range keep {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep := &Report{Runs: cfg.Runs, Tests: out}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5bea))
+	rep.Pooled = compare("pooled", out, cfg.Perms, rng)
+	groups := map[string][]TestResult{}
+	var names []string
+	add := func(k string, t TestResult) {
+		if _, ok := groups[k]; !ok {
+			names = append(names, k)
+		}
+		groups[k] = append(groups[k], t)
+	}
+	for _, t := range out {
+		if t.Source != "" {
+			add(t.Source+" "+cmp.Or(t.Mission, "-"), t)
+		}
+	}
+	for _, t := range out {
+		if t.Mission != "" {
+			add(t.Mission, t)
+		}
+	}
+	for _, k := range names {
+		if len(groups[k]) == len(out) && len(names) == 1 {
+			continue
+		}
+		rep.Groups = append(rep.Groups, compare(k, groups[k], cfg.Perms, rng))
+	}
+	worst := slices.Clone(out)
+	slices.SortStableFunc(worst, func(a, b TestResult) int {
+		return cmp.Compare(math.Abs(b.MeanM-b.PX4M), math.Abs(a.MeanM-a.PX4M))
+	})
+	rep.Worst = worst[:min(10, len(worst))]
+	return rep, nil
+}
+
+func flyTest(ctx context.Context, ref Reference, cs *scenario.CaseStudy, cfg Config) (TestResult, error) {
+	tr := TestResult{Ref: ref, Test: ref.Test, Mission: ref.Mission, Source: ref.Source, PX4M: ref.MinDistM}
+	if !math.IsNaN(ref.AirborneS) {
+		a := ref.AirborneS
+		tr.PX4AirborneS = &a
+	}
+	var px4Path []geom.Vec2
+	if cfg.PathsDir != "" {
+		p, err := readPath(filepath.Join(cfg.PathsDir, ref.Mission+"-"+ref.Test+".csv"))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return tr, err
+		}
+		px4Path = p
+	}
+	var pathErr float64
+	for i := range cfg.Runs {
+		opt := cfg.Options
+		opt.Seed = run.RunSeed(cfg.Seed, i)
+		r, _, err := run.FlySim(ctx, cs, opt)
+		if err != nil {
+			return tr, err
+		}
+		d := farM
+		if r.MinClearanceM != nil {
+			d = math.Min(*r.MinClearanceM, farM)
+		}
+		tr.SimM = append(tr.SimM, d)
+		tr.MeanM += d
+		tr.AirborneS += r.AirborneS
+		if len(r.Collisions) > 0 {
+			tr.Collided++
+		}
+		if r.TimedOut {
+			tr.TimedOut++
+		}
+		if len(px4Path) > 1 {
+			pathErr += lateral(trace.Positions(r.Trace), px4Path)
+		}
+	}
+	n := float64(cfg.Runs)
+	tr.MeanM /= n
+	tr.AirborneS /= n
+	if len(px4Path) > 1 {
+		e := pathErr / n
+		tr.PathErrM = &e
+	}
+	return tr, nil
+}
+
+// lateral is the mean distance from the airborne part of the simulated
+// path to PX4's traced XY path, averaged with the mean distance the other
+// way (a symmetric mean lateral distance).
+func lateral(sim []geom.Vec3, px4 []geom.Vec2) float64 {
+	var pts []geom.Vec2
+	for _, p := range sim {
+		if -p.Z > 1 {
+			pts = append(pts, p.XY())
+		}
+	}
+	if len(pts) < 2 {
+		return math.NaN()
+	}
+	return (meanDist(pts, px4) + meanDist(px4, pts)) / 2
+}
+
+func meanDist(a, line []geom.Vec2) float64 {
+	s := 0.0
+	for _, p := range a {
+		best := math.Inf(1)
+		for i := 1; i < len(line); i++ {
+			best = math.Min(best, segDist(p, line[i-1], line[i]))
+		}
+		s += best
+	}
+	return s / float64(len(a))
+}
+
+func segDist(p, a, b geom.Vec2) float64 {
+	ab := b.Sub(a)
+	l2 := ab.Dot(ab)
+	t := 0.0
+	if l2 > 0 {
+		t = geom.Clamp(p.Sub(a).Dot(ab)/l2, 0, 1)
+	}
+	return p.Dist(a.Add(ab.Scale(t)))
+}
+
+// readPath reads a traced path x,y (competition frame: x North, y East).
+func readPath(name string) ([]geom.Vec2, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(io.LimitReader(f, MaxFileBytes))
+	var out []geom.Vec2
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if len(rec) < 2 {
+			return nil, fmt.Errorf("%s:%d: want x,y", name, line)
+		}
+		x, ex := strconv.ParseFloat(rec[0], 64)
+		y, ey := strconv.ParseFloat(rec[1], 64)
+		if ex != nil || ey != nil {
+			if line == 1 {
+				continue // header
+			}
+			return nil, fmt.Errorf("%s:%d: %q,%q are not numbers", name, line, rec[0], rec[1])
+		}
+		out = append(out, geom.Vec2{X: x, Y: y})
+	}
+}
+
+func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
+	st := Stats{Group: group, N: len(ts)}
+	var px, sm, pxN, smN, ratio []float64
+	var coll, crit, pathN int
+	var path float64
+	for _, t := range ts {
+		px = append(px, t.PX4M)
+		sm = append(sm, t.MeanM)
+		st.MAE += math.Abs(t.MeanM - t.PX4M)
+		st.Bias += t.MeanM - t.PX4M
+		if t.PX4M < NearM {
+			pxN = append(pxN, t.PX4M)
+			smN = append(smN, t.MeanM)
+		}
+		if t.px4Collided() == t.simCollided() {
+			coll++
+		}
+		if (t.PX4M < CriticalM) == (t.MeanM < CriticalM) {
+			crit++
+		}
+		if t.PX4AirborneS != nil && *t.PX4AirborneS > 0 {
+			ratio = append(ratio, t.AirborneS / *t.PX4AirborneS)
+		}
+		if t.PathErrM != nil && !math.IsNaN(*t.PathErrM) {
+			path += *t.PathErrM
+			pathN++
+		}
+	}
+	n := float64(len(ts))
+	st.MAE /= n
+	st.Bias /= n
+	st.CollisionAgree = float64(coll) / n
+	st.CriticalAgree = float64(crit) / n
+	st.Rho, st.P = Spearman(sm, px, perms, rng)
+	st.NearN = len(pxN)
+	st.RhoNear, _ = Spearman(smN, pxN, 0, nil)
+	st.AirN = len(ratio)
+	st.AirRatio = median(ratio)
+	st.PathN = pathN
+	st.PathErrM = math.NaN()
+	if pathN > 0 {
+		st.PathErrM = path / float64(pathN)
+	}
+	return st
+}

@@ -1,0 +1,47 @@
+package fidelity
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+func num(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+// WriteText writes the report as a table: one line per group (pooled, per
+// source and mission, per mission), then the tests that disagree most.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tests, %d run(s) each\n", len(r.Tests), r.Runs)
+	fmt.Fprintf(&b, "%-24s %5s %6s %7s %5s %8s %6s %6s %6s %6s %8s %7s\n",
+		"group", "n", "rho", "p", "near", "rho<3m", "MAE m", "bias m", "coll%", "crit%", "air x", "path m")
+	row := func(s Stats) {
+		fmt.Fprintf(&b, "%-24s %5d %6s %7s %5d %8s %6s %6s %6s %6s %8s %7s\n", s.Group, s.N, num(s.Rho, 2), num(s.P, 4),
+			s.NearN, num(s.RhoNear, 2), num(s.MAE, 2), num(s.Bias, 2), num(100*s.CollisionAgree, 1), num(100*s.CriticalAgree, 1),
+			num(s.AirRatio, 2), num(s.PathErrM, 2))
+	}
+	row(r.Pooled)
+	for _, g := range r.Groups {
+		row(g)
+	}
+	b.WriteString("disagree most (PX4 vs simulator mean clearance, m):\n")
+	for _, t := range r.Worst {
+		runs := make([]string, len(t.SimM))
+		for i, v := range t.SimM {
+			runs[i] = num(v, 2)
+		}
+		name := t.Test
+		if t.Mission != "" {
+			name = t.Mission + "/" + t.Test
+		}
+		fmt.Fprintf(&b, "  %-44s px4 %5.2f  sim %5.2f  runs [%s]  collided %d/%d\n", name, t.PX4M, t.MeanM, strings.Join(runs, " "), t.Collided, len(t.SimM))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
