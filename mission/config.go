@@ -41,6 +41,16 @@ type Config struct {
 	// LinkLoss is how long the data link may stay down before FAILSAFE; 0
 	// disables the check. Default 10 s, PX4's COM_DL_LOSS_T.
 	LinkLoss time.Duration
+	// PosLossEphM is the horizontal position accuracy (telemetry EphM)
+	// above which FAILSAFE position_lost fires in flight and lands; 0
+	// disables the check. Default 12.5 m: PX4 invalidates the position at
+	// 2.5 × COM_POS_FS_EPH (5 m).
+	PosLossEphM float64
+	// MaxTiltRad is the tilt (telemetry TiltRad) that, held for TiltHold,
+	// fires FAILSAFE attitude_failure in flight and lands; 0 disables the
+	// check. Default 60° for 0.3 s: PX4's failure detector FD_FAIL_R/P.
+	MaxTiltRad float64
+	TiltHold   time.Duration
 	// FailsafeLand makes FAILSAFE land instead of holding position (the
 	// specification's hover). battery_low always lands, and a FAILSAFE
 	// during LANDING keeps landing.
@@ -61,6 +71,7 @@ func DefaultConfig() Config {
 		ReturnMinAltM: 2, ReturnSpeedMS: DefaultSpeedMS, ReturnSlowRadiusM: 2, ReturnSlowSpeedMS: 0.5,
 		LandPosTolM: 0.3, LandSpeedTolMS: 0.2, LandHold: 2 * time.Second,
 		BatteryMin: 0.07, LinkLoss: 10 * time.Second,
+		PosLossEphM: 12.5, MaxTiltRad: 60 * math.Pi / 180, TiltHold: 300 * time.Millisecond,
 	}
 }
 
@@ -102,13 +113,17 @@ func (c Config) Validate() error {
 		nonneg("ReturnSlowRadiusM", c.ReturnSlowRadiusM), pos("ReturnSlowSpeedMS", c.ReturnSlowSpeedMS),
 		pos("LandPosTolM", c.LandPosTolM), pos("LandSpeedTolMS", c.LandSpeedTolMS),
 		nonneg("BatteryMin", c.BatteryMin),
+		nonneg("PosLossEphM", c.PosLossEphM), nonneg("MaxTiltRad", c.MaxTiltRad),
 	} {
 		if e != nil {
 			return e
 		}
 	}
-	if c.LandHold < 0 || c.LinkLoss < 0 {
-		return fmt.Errorf("mission: config LandHold %v and LinkLoss %v must be ≥ 0", c.LandHold, c.LinkLoss)
+	if c.LandHold < 0 || c.LinkLoss < 0 || c.TiltHold < 0 {
+		return fmt.Errorf("mission: config LandHold %v, LinkLoss %v and TiltHold %v must be ≥ 0", c.LandHold, c.LinkLoss, c.TiltHold)
+	}
+	if c.MaxTiltRad > math.Pi {
+		return fmt.Errorf("mission: config MaxTiltRad %v above π", c.MaxTiltRad)
 	}
 	if c.TakeoffAltM > c.MaxAltitudeM {
 		return fmt.Errorf("mission: config TakeoffAltM %v above MaxAltitudeM %v", c.TakeoffAltM, c.MaxAltitudeM)

@@ -12,6 +12,8 @@ var (
 	ErrTargetActive    = errors.New("mission: a target is active")
 	ErrNotReady        = errors.New("mission: vehicle not ready")
 	ErrNothingToCancel = errors.New("mission: nothing to cancel")
+	ErrNoGoal          = errors.New("mission: no such goal")
+	ErrGoalDone        = errors.New("mission: goal already ended")
 )
 
 // Errors of invalid input: commands, waypoints and parameters.
@@ -79,6 +81,8 @@ const (
 	CodeTargetActive    = "target_active"
 	CodeNotReady        = "not_ready"
 	CodeNothingToCancel = "nothing_to_cancel"
+	CodeGoalNotFound    = "goal_not_found"
+	CodeGoalDone        = "goal_done"
 )
 
 // Code returns the stable code of an error from Step or ParseCommand: ""
@@ -103,6 +107,10 @@ func Code(err error) string {
 		return CodeNothingToCancel
 	case errors.Is(err, ErrNotReady):
 		return CodeNotReady
+	case errors.Is(err, ErrNoGoal):
+		return CodeGoalNotFound
+	case errors.Is(err, ErrGoalDone):
+		return CodeGoalDone
 	}
 	return CodeInvalid
 }

@@ -3,6 +3,8 @@ package mission
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/shakedown-robotics/shakedown/geom"
 )
@@ -31,8 +33,19 @@ func (w Waypoint) speed() float64 {
 	return w.SpeedMS
 }
 
+// String renders the waypoint with its numbers exactly as given (the
+// shortest text that parses back to them): an operator's −30.0001 is not
+// shown as −30.
 func (w Waypoint) String() string {
-	return fmt.Sprintf("(%s, %s, %s) %s m/s", num(w.X), num(w.Y), num(w.Z), num(w.speed()))
+	return fmt.Sprintf("(%s, %s, %s) %s m/s", exact(w.X), exact(w.Y), exact(w.Z), exact(w.speed()))
+}
+
+// exact formats f as the shortest decimal that parses back to it.
+func exact(f float64) string {
+	if !finite(f) {
+		return fmt.Sprint(f)
+	}
+	return trimZeros(strconv.FormatFloat(f, 'f', -1, 64))
 }
 
 // num formats a float compactly and stably: at most three decimals.
@@ -46,6 +59,34 @@ func num(f float64) string {
 	}
 	if s[len(s)-1] == '.' {
 		s = s[:len(s)-1]
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// numPast formats v like num, with as many more decimals as it takes for
+// the text to stay on v's side of bound: −30.0001 against a bound of −30
+// prints as "-30.0001", not "-30". Messages about a broken bound use it.
+func numPast(v, bound float64) string {
+	if !finite(v) || !finite(bound) || v == bound {
+		return num(v)
+	}
+	for d := 3; d <= 17; d++ {
+		s := strconv.FormatFloat(v, 'f', d, 64)
+		p, _ := strconv.ParseFloat(s, 64)
+		if (v < bound) == (p < bound) && p != bound {
+			return trimZeros(s)
+		}
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
 	}
 	if s == "-0" {
 		s = "0"
@@ -91,6 +132,9 @@ type (
 	// Reset goes back to IDLE from LANDED or FAILSAFE once the vehicle is on
 	// the ground and disarmed.
 	Reset struct{}
+	// CancelGoal ("cancel_goal") cancels the goal with ID as Cancel does,
+	// refused unless that goal is the current, still running one.
+	CancelGoal struct{ ID uint64 }
 )
 
 // Inputs from the vehicle side.
@@ -103,6 +147,12 @@ type (
 		Armed   bool
 		Landed  bool
 		Battery float64 // remaining charge 0..1; NaN = unknown
+		// EphM is the horizontal accuracy of the position, m (GNSS eph); 0
+		// = not reported.
+		EphM float64
+		// TiltRad is the angle between the body's down axis and the local
+		// vertical, rad; 0 = level or not reported.
+		TiltRad float64
 	}
 	// Result reports how the command with ID ended: Err nil means the
 	// vehicle accepted it.
@@ -128,6 +178,7 @@ func (Cancel) Name() string     { return "cancel" }
 func (ReturnHome) Name() string { return "return_home" }
 func (Land) Name() string       { return "land" }
 func (Reset) Name() string      { return "reset" }
+func (CancelGoal) Name() string { return "cancel_goal" }
 func (Telemetry) Name() string  { return "telemetry" }
 func (Result) Name() string     { return "result" }
 func (Link) Name() string       { return "link" }
@@ -144,6 +195,7 @@ func (Cancel) isEvent()     {}
 func (ReturnHome) isEvent() {}
 func (Land) isEvent()       {}
 func (Reset) isEvent()      {}
+func (CancelGoal) isEvent() {}
 func (Telemetry) isEvent()  {}
 func (Result) isEvent()     {}
 func (Link) isEvent()       {}
@@ -234,6 +286,8 @@ const (
 	KindWaypointReached  = "waypoint_reached"
 	KindMissionCompleted = "mission_completed"
 	KindMissionCanceled  = "mission_canceled"
+	KindGoalFeedback     = "goal_feedback"
+	KindGoalResult       = "goal_result"
 )
 
 // Record is an entry for the flight recorder: a real state transition (a
@@ -244,6 +298,14 @@ type Record struct {
 	Kind   string
 	State  State
 	Detail string
+	// Command is the command's name (KindCommand only), e.g. "pause".
+	Command string
+	// Code is "" for an accepted command and the refusal code (see Code)
+	// for a refused one (KindCommand only).
+	Code string
+	// Goal is the goal's status after the record (KindGoalFeedback and
+	// KindGoalResult only).
+	Goal *GoalStatus
 }
 
 // Ready is what one Step produced. Its slices are reused by the next Step:
@@ -259,4 +321,6 @@ type Ready struct {
 	Records []Record
 	// Changed reports whether the Status may have changed.
 	Changed bool
+	// Goal is the ID of the goal this step's Load created, 0 if none.
+	Goal uint64
 }

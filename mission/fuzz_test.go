@@ -94,6 +94,7 @@ type driver struct {
 	armed      bool
 	dispatched map[int]int
 	queueGen   int
+	results    map[uint64]int // results seen per goal
 }
 
 func (d *driver) step(ev Event) {
@@ -112,6 +113,31 @@ func (d *driver) step(ev Event) {
 	}
 	if _, ok := ev.(Load); ok && rd.Err == nil {
 		d.dispatched = map[int]int{}
+		if rd.Goal == 0 || rd.Goal != d.m.goal.id {
+			t.Fatalf("accepted mission made goal %d; current goal %d", rd.Goal, d.m.goal.id)
+		}
+	} else if rd.Goal != 0 {
+		t.Fatalf("%s made goal %d", ev.Name(), rd.Goal)
+	}
+	if d.results == nil {
+		d.results = map[uint64]int{}
+	}
+	for _, r := range rd.Records {
+		if r.Goal == nil {
+			continue
+		}
+		if d.results[r.Goal.ID] > 0 {
+			t.Fatalf("goal %d: %s after its result", r.Goal.ID, r.Kind)
+		}
+		if r.Kind == KindGoalResult {
+			d.results[r.Goal.ID]++
+		}
+	}
+	if g := d.m.goal; g.id != 0 && !d.m.q.state.Live() && d.results[g.id] != 1 {
+		t.Fatalf("goal %d: queue %s with %d results", g.id, d.m.q.state, d.results[g.id])
+	}
+	if g := d.m.goal; g.id != 0 && d.m.q.state.Live() && g.state.Terminal() {
+		t.Fatalf("goal %d %s with the queue %s", g.id, g.state, d.m.q.state)
 	}
 	if len(rd.Commands) > 1 {
 		t.Fatalf("%d commands in one step", len(rd.Commands))
@@ -202,6 +228,8 @@ func fuzzStep(d *driver, b byte) {
 		d.step(Tick{})
 	case b < 50:
 		d.step(Link{Up: b == 48})
+	case b < 52:
+		d.step(CancelGoal{ID: m.goal.id + uint64(b-50)}) // the current goal, or one that does not exist
 	default:
 		d.step(Telemetry{Pos: d.pos.Add(geom.Vec3{X: float64(b%7) - 3, Z: float64(b%5) - 2}), Armed: d.armed,
 			Landed: d.landed, Battery: math.NaN()})

@@ -83,6 +83,11 @@ type Machine struct {
 	disarmID  uint64
 	disarmSeq uint64
 
+	goal      goal   // the current (or last) goal: the queue loaded last
+	goalN     uint64 // goals ever accepted; IDs are 1..goalN
+	tilting   bool   // telemetry tilt above MaxTiltRad …
+	tiltSince time.Duration
+
 	out Ready
 }
 
@@ -116,6 +121,7 @@ func (m *Machine) Step(now time.Duration, ev Event) Ready {
 	m.out.Commands = m.out.Commands[:0]
 	m.out.Records = m.out.Records[:0]
 	m.out.Changed = false
+	m.out.Goal = 0
 	if now > m.now {
 		m.now = now
 	}
@@ -152,15 +158,16 @@ func (m *Machine) command(ev Event) {
 	err := m.apply(ev)
 	m.out.Err = err
 	detail := describe(ev)
+	code := Code(err)
 	if err != nil {
-		detail += ": rejected (" + Code(err) + "): " + err.Error()
+		detail += ": rejected (" + code + "): " + err.Error()
 	} else {
 		detail += ": accepted"
 		m.out.Changed = true
 	}
 	m.out.Records = append(m.out.Records, Record{})
 	copy(m.out.Records[n+1:], m.out.Records[n:])
-	m.out.Records[n] = Record{Kind: KindCommand, State: before, Detail: detail}
+	m.out.Records[n] = Record{Kind: KindCommand, State: before, Detail: detail, Command: ev.Name(), Code: code}
 }
 
 func describe(ev Event) string {
@@ -168,7 +175,9 @@ func describe(ev Event) string {
 	case Goto:
 		return "goto " + e.Waypoint.String()
 	case Load:
-		return fmt.Sprintf("mission of %d waypoints", len(e.Waypoints))
+		return "mission of " + plural(len(e.Waypoints), "waypoint")
+	case CancelGoal:
+		return fmt.Sprintf("cancel_goal %d", e.ID)
 	}
 	return ev.Name()
 }
@@ -245,27 +254,39 @@ func (m *Machine) apply(ev Event) error {
 			wps[i] = w
 		}
 		m.q = queue{state: QueueRunning, wps: wps}
+		m.goalN++
+		m.goal = goal{id: m.goalN, state: GoalAccepted}
+		m.out.Goal = m.goalN
 		m.record(KindMissionLoaded, plural(len(wps), "waypoint"))
+		m.goalFeedback("accepted")
 		m.target, m.hasTarget = wps[0], true
 		m.wantGoto(wps[0], 0, false)
 	case Pause:
 		if m.state != StateExecuting {
 			return m.wrong(ev)
 		}
-		if m.q.state == QueueRunning {
+		paused := m.q.state == QueueRunning
+		if paused {
 			m.q.state = QueuePaused
 		}
 		m.leg = leg{}
 		m.wantHold()
 		m.transition(StatePaused, m.keptTarget())
+		if paused {
+			m.goalFeedback("paused")
+		}
 	case Resume:
 		if m.state != StatePaused {
 			return m.wrong(ev)
 		}
-		if m.q.state == QueuePaused {
+		resumed := m.q.state == QueuePaused
+		if resumed {
 			m.q.state = QueueRunning
 		}
 		m.transition(StateExecuting, m.keptTarget())
+		if resumed {
+			m.goalFeedback("resumed")
+		}
 		if m.hasTarget {
 			idx := -1
 			if m.q.state == QueueRunning {
@@ -281,7 +302,25 @@ func (m *Machine) apply(ev Event) error {
 			return fmt.Errorf("%w: no target and no queue", ErrNothingToCancel)
 		}
 		m.clearTarget()
-		m.endQueue(QueueCanceled, "canceled")
+		m.endQueue(QueueCanceled, CancelByCancel)
+		if m.state == StateExecuting {
+			m.wantHold()
+		}
+	case CancelGoal:
+		switch {
+		case e.ID == 0 || e.ID > m.goalN:
+			return fmt.Errorf("%w: goal %d", ErrNoGoal, e.ID)
+		case e.ID != m.goal.id || m.goal.state.Terminal():
+			st := "ended"
+			if e.ID == m.goal.id {
+				st = m.goal.state.String()
+			}
+			return fmt.Errorf("%w: goal %d is %s", ErrGoalDone, e.ID, st)
+		case m.state != StateExecuting && m.state != StatePaused:
+			return m.wrong(ev) // unreachable: a live queue exists only in these states
+		}
+		m.clearTarget()
+		m.endQueue(QueueCanceled, CancelByCancel)
 		if m.state == StateExecuting {
 			m.wantHold()
 		}
@@ -293,7 +332,7 @@ func (m *Machine) apply(ev Event) error {
 			return err
 		}
 		m.clearTarget()
-		m.endQueue(QueueCanceled, "return home")
+		m.endQueue(QueueCanceled, CancelByReturnHome)
 		z := math.Min(m.tel.Pos.Z, m.home.Z-m.cfg.ReturnMinAltM)
 		z = math.Max(z, m.home.Z-m.cfg.MaxAltitudeM)
 		m.retTarget = geom.Vec3{X: m.home.X, Y: m.home.Y, Z: z}
@@ -311,7 +350,7 @@ func (m *Machine) apply(ev Event) error {
 			return m.wrong(ev)
 		}
 		m.clearTarget()
-		m.endQueue(QueueCanceled, "land")
+		m.endQueue(QueueCanceled, CancelByLand)
 		m.startLanding("")
 	case Reset:
 		switch m.state {
@@ -372,6 +411,11 @@ func (m *Machine) telemetry(t Telemetry) {
 	m.telSeq++
 	m.telAt = m.now
 	m.out.Changed = true
+	over := m.cfg.MaxTiltRad > 0 && t.TiltRad > m.cfg.MaxTiltRad
+	if over && !m.tilting {
+		m.tiltSince = m.now
+	}
+	m.tilting = over
 }
 
 func (m *Machine) result(r Result) {
@@ -431,6 +475,10 @@ func (m *Machine) result(r Result) {
 	if c.Kind == CmdGoto && c.ID == m.leg.id {
 		m.leg.accepted, m.leg.seq = true, m.telSeq
 	}
+	if c.Kind == CmdGoto && c.Waypoint >= 0 && m.q.state.Live() && m.goal.state == GoalAccepted {
+		m.goal.state = GoalExecuting
+		m.goalFeedback("executing")
+	}
 }
 
 // watch runs the failsafe checks.
@@ -467,8 +515,21 @@ func (m *Machine) watch() {
 	}
 	z := m.tel.Pos.Z
 	if ceil, floor := m.home.Z-cfg.MaxAltitudeM-cfg.AltitudeMarginM, m.home.Z+cfg.AltitudeMarginM; z < ceil || z > floor {
+		bound := floor
+		if z < ceil {
+			bound = ceil
+		}
 		m.failsafe(ReasonAltitude, fmt.Sprintf("z = %s outside [%s, %s] (home_z %s, max_altitude %s, margin %s)",
-			num(z), num(ceil), num(floor), num(m.home.Z), num(cfg.MaxAltitudeM), num(cfg.AltitudeMarginM)))
+			numPast(z, bound), num(ceil), num(floor), num(m.home.Z), num(cfg.MaxAltitudeM), num(cfg.AltitudeMarginM)))
+		return
+	}
+	if e := m.tel.EphM; cfg.PosLossEphM > 0 && e > cfg.PosLossEphM {
+		m.failsafe(ReasonPositionLost, fmt.Sprintf("position accuracy %s m above %s m", num(e), num(cfg.PosLossEphM)))
+		return
+	}
+	if m.tilting && m.now-m.tiltSince >= cfg.TiltHold {
+		m.failsafe(ReasonAttitude, fmt.Sprintf("tilt %s° above %s° for %s s", num(m.tel.TiltRad*180/math.Pi),
+			num(cfg.MaxTiltRad*180/math.Pi), num((m.now-m.tiltSince).Seconds())))
 		return
 	}
 	if b := m.tel.Battery; cfg.BatteryMin > 0 && b < cfg.BatteryMin {
@@ -534,6 +595,7 @@ func (m *Machine) arrive() {
 	m.q.index++
 	m.record(KindWaypointReached, fmt.Sprintf("waypoint %d %s, %d/%d", i, m.target, m.q.completed, len(m.q.wps)))
 	if m.q.index < len(m.q.wps) {
+		m.goalFeedback(fmt.Sprintf("waypoint %d reached", i))
 		m.target = m.q.wps[m.q.index]
 		m.wantGoto(m.target, m.q.index, false)
 		return
@@ -541,6 +603,7 @@ func (m *Machine) arrive() {
 	m.q.state = QueueCompleted
 	m.clearTarget()
 	m.record(KindMissionCompleted, fmt.Sprintf("%d/%d waypoints", m.q.completed, len(m.q.wps)))
+	m.goalEnd(GoalSucceeded, "")
 	m.wantHold()
 }
 
@@ -587,7 +650,6 @@ func (m *Machine) failsafe(reason, detail string) {
 	}
 	from := m.state
 	m.clearTarget()
-	m.endQueue(QueueAborted, "")
 	m.reason, m.detail = reason, detail
 	switch {
 	case from < StateTakeoff || (m.telSeq > 0 && m.tel.Landed && !m.airborne):
@@ -596,22 +658,40 @@ func (m *Machine) failsafe(reason, detail string) {
 		} else {
 			m.hasWant = false
 		}
-	case from == StateLanding || reason == ReasonBatteryLow || m.cfg.FailsafeLand:
+	case from == StateLanding || m.cfg.FailsafeLand || landingReason(reason):
 		m.setWant(Command{Kind: CmdLand}, tagNone)
 	default:
 		m.wantHold()
 	}
 	m.transition(StateFailsafe, "reason="+reason+": "+detail)
+	m.endQueue(QueueAborted, reason)
 }
 
-func (m *Machine) endQueue(st QueueState, why string) {
+// landingReason reports whether a failsafe for reason lands instead of
+// holding: a critical battery (PX4's COM_LOW_BAT_ACT land), and a position
+// or attitude that can no longer be held (PX4 falls back from Hold along
+// its failsafe chain, px4.md §3.1).
+func landingReason(reason string) bool {
+	return reason == ReasonBatteryLow || reason == ReasonPositionLost || reason == ReasonAttitude
+}
+
+// cancelText is the wording of the mission_canceled milestone per cancel
+// reason, as the black box has always shown it.
+var cancelText = map[string]string{CancelByCancel: "canceled", CancelByReturnHome: "return home", CancelByLand: "land"}
+
+// endQueue ends a live queue in st (CANCELED or ABORTED) and its goal with
+// reason (a CancelBy* value or the failsafe reason).
+func (m *Machine) endQueue(st QueueState, reason string) {
 	done, total := m.q.completed, len(m.q.wps)
 	if !m.q.end(st) {
 		return
 	}
 	if st == QueueCanceled {
-		m.record(KindMissionCanceled, fmt.Sprintf("%s: %d/%d waypoints done, %d dropped", why, done, total, total-done))
+		m.record(KindMissionCanceled, fmt.Sprintf("%s: %d/%d waypoints done, %d dropped", cancelText[reason], done, total, total-done))
+		m.goalEnd(GoalCanceled, reason)
+		return
 	}
+	m.goalEnd(GoalAborted, reason)
 }
 
 func (m *Machine) clearTarget() {

@@ -98,6 +98,33 @@ func CommandByName(name string) (Event, bool) {
 var CommandNames = []string{"connect", "armed", "airborne", "goto", "mission", "pause", "resume",
 	"cancel", "return_home", "land", "reset"}
 
+// ParseGoal parses the body of a goal request, {"waypoints":[…]} (an
+// "event":"mission" member is allowed), as strictly as ParseCommand parses
+// a mission.
+func ParseGoal(data []byte) (Load, error) {
+	ms, err := readObject(data, "")
+	if err != nil {
+		return Load{}, err
+	}
+	for _, m := range ms {
+		if m.key != "event" {
+			continue
+		}
+		name, err := str(m.raw, "event")
+		if err != nil {
+			return Load{}, err
+		}
+		if name != "mission" {
+			return Load{}, &ParseError{Field: "event", Err: ErrUnknownEvent, Detail: strconv.Quote(name) + ": a goal is a mission"}
+		}
+	}
+	ev, err := load(ms)
+	if err != nil {
+		return Load{}, err
+	}
+	return ev.(Load), nil
+}
+
 func load(ms []member) (Event, error) {
 	var raw json.RawMessage
 	for _, m := range ms {

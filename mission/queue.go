@@ -38,8 +38,12 @@ func ValidateWaypoint(w Waypoint, homeZ, maxAltM float64, field string) error {
 		return &ParseError{Field: pre + "speed", Err: ErrSpeed, Detail: fmt.Sprint(w.SpeedMS)}
 	}
 	if lo := homeZ - maxAltM; !(w.Z >= lo && w.Z < homeZ) {
+		bound := homeZ
+		if w.Z < lo {
+			bound = lo
+		}
 		return &ParseError{Field: pre + "z", Err: ErrAltitude,
-			Detail: fmt.Sprintf("z = %s, home_z = %s, max_altitude = %s", num(w.Z), num(homeZ), num(maxAltM))}
+			Detail: fmt.Sprintf("z = %s, home_z = %s, max_altitude = %s", numPast(w.Z, bound), num(homeZ), num(maxAltM))}
 	}
 	return nil
 }

@@ -39,6 +39,12 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 //	link up|down
 //	status                    the status JSON
 //	state                     state, queue, target and pending command in one line
+//	cancel_goal ID            cancel the goal ID
+//	goal                      the current goal's status JSON on one line
+//	commands on|off           also print the command records (name, code, detail)
+//
+// tel also takes eph=E (position accuracy, m) and tilt=DEG. Every script
+// checks that each goal gets exactly one result and no feedback after it.
 type script struct {
 	t    *testing.T
 	m    *Machine
@@ -51,6 +57,10 @@ type script struct {
 	// flying, the flight task the fake vehicle runs, for the check that no
 	// two tasks ever run at once.
 	running CmdKind
+	// results counts the results of each goal; commands prints command
+	// records.
+	results  map[uint64]int
+	commands bool
 }
 
 func newScript(t *testing.T, cfg Config) *script {
@@ -58,7 +68,7 @@ func newScript(t *testing.T, cfg Config) *script {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &script{t: t, m: m, dispatched: map[int]int{}}
+	return &script{t: t, m: m, dispatched: map[int]int{}, results: map[uint64]int{}}
 }
 
 func (s *script) printf(format string, args ...any) { fmt.Fprintf(&s.out, format, args...) }
@@ -88,9 +98,28 @@ func (s *script) step(ev Event) Ready {
 	}
 	for _, r := range rd.Records {
 		if r.Kind == KindCommand {
+			if s.commands {
+				s.printf("record command [%s] %s code=%q: %s\n", r.State, r.Command, r.Code, r.Detail)
+			}
 			continue // the reply line says it
 		}
 		s.printf("record %s [%s] %s\n", r.Kind, r.State, r.Detail)
+		if r.Goal != nil {
+			if s.results[r.Goal.ID] > 0 {
+				s.t.Errorf("goal %d: %s after its result", r.Goal.ID, r.Kind)
+			}
+			if r.Kind == KindGoalResult {
+				s.results[r.Goal.ID]++
+				if !r.Goal.Terminal() {
+					s.t.Errorf("goal %d: result in state %s", r.Goal.ID, r.Goal.State)
+				}
+			} else if r.Goal.Terminal() {
+				s.t.Errorf("goal %d: feedback in terminal state %s", r.Goal.ID, r.Goal.State)
+			}
+		}
+	}
+	if rd.Goal != 0 {
+		s.printf("goal id %d\n", rd.Goal)
 	}
 	if len(rd.Commands) > 1 {
 		s.t.Errorf("%d commands dispatched in one step", len(rd.Commands))
@@ -159,6 +188,10 @@ func (s *script) run(cmd string, args []string) {
 				cfg.TakeoffAltM = fnum(v)
 			case "mode":
 				cfg.AdapterMode = v
+			case "pos_eph":
+				cfg.PosLossEphM = fnum(v)
+			case "max_tilt":
+				cfg.MaxTiltRad = fnum(v) * math.Pi / 180
 			default:
 				t.Fatalf("config: unknown key %q", k)
 			}
@@ -168,7 +201,7 @@ func (s *script) run(cmd string, args []string) {
 			s.printf("error: %v\n", err)
 			return
 		}
-		*s = script{t: t, m: m, dispatched: map[int]int{}}
+		*s = script{t: t, m: m, dispatched: map[int]int{}, results: map[uint64]int{}}
 	case "setup":
 		hz := 0.0
 		if len(args) > 0 {
@@ -251,6 +284,10 @@ func (s *script) run(cmd string, args []string) {
 				tel.Vel = geom.Vec3{X: fnum(f[0]), Y: fnum(f[1]), Z: fnum(f[2])}
 			case strings.HasPrefix(a, "batt="):
 				tel.Battery = fnum(a[5:])
+			case strings.HasPrefix(a, "eph="):
+				tel.EphM = fnum(a[4:])
+			case strings.HasPrefix(a, "tilt="):
+				tel.TiltRad = fnum(a[5:]) * math.Pi / 180
 			default:
 				t.Fatalf("tel: unknown argument %q", a)
 			}
@@ -278,6 +315,21 @@ func (s *script) run(cmd string, args []string) {
 		s.printf("%s\n", b)
 	case "state":
 		s.stateLine()
+	case "cancel_goal":
+		s.step(CancelGoal{ID: uint64(fnum(args[0]))})
+	case "goal":
+		g, ok := s.m.Goal()
+		if !ok {
+			s.printf("no goal\n")
+			return
+		}
+		b, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.printf("%s\n", b)
+	case "commands":
+		s.commands = args[0] == "on"
 	default:
 		t.Fatalf("unknown directive %q", cmd)
 	}

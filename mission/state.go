@@ -84,4 +84,6 @@ const (
 	ReasonBatteryLow       = "battery_low"
 	ReasonLinkLost         = "link_lost"
 	ReasonVehicleDisarmed  = "vehicle_disarmed"
+	ReasonPositionLost     = "position_lost"
+	ReasonAttitude         = "attitude_failure"
 )

@@ -50,9 +50,11 @@ func newMissionCmd(stdout, stderr io.Writer) *cobra.Command {
 LANDING → LANDED, and FAILSAFE on any abnormal condition) with a queue of up
 to 100 NED waypoints and a flight-event black box.
 
-"serve" runs the daemon with its HTTP API; send, pause, resume, cancel,
-return-home, land, dump-log and status are its client; smoke starts a daemon
-of its own and checks a whole flight against it.
+"serve" runs the daemon with its HTTP API; send (and send goal), wait,
+pause, resume, cancel, return-home, land, dump-log and status are its
+client; smoke starts a daemon of its own and checks a whole flight against
+it (--faults: every injectable failsafe); stats computes mission statistics
+from state logs and black-box exports.
 
 A successful command means the daemon accepted it, not that the action is
 done: watch the status. Client exit status: 0 accepted, 1 refused in the
@@ -62,7 +64,7 @@ daemon.`,
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&cl.addr, "addr", missionDefaultAddr, "daemon `address` (host:port or http://host:port)")
 	pf.StringVar(&cl.tokenFile, "token-file", missionTokenPath(), "bearer token `file`")
-	cmd.AddCommand(newMissionServeCmd(), newMissionSmokeCmd())
+	cmd.AddCommand(newMissionServeCmd(), newMissionSmokeCmd(), newMissionStatsCmd())
 	for _, c := range newMissionClientCmds(cl) {
 		cmd.AddCommand(c)
 	}
@@ -92,6 +94,11 @@ type missionServeFlags struct {
 	recordEvents     bool
 	recordMaxEvents  int
 	dumpOnShutdown   bool
+
+	stateLog      string
+	stateLogRate  float64
+	stateLogBytes int64
+	faults        []string
 }
 
 func newMissionServeCmd() *cobra.Command {
@@ -154,6 +161,10 @@ record_events, record_max_events, record_dir, dump_on_shutdown.`,
 	fl.BoolVar(&f.recordEvents, "record-events", true, "keep the flight-event black box")
 	fl.IntVar(&f.recordMaxEvents, "record-max-events", blackbox.DefaultMaxEvents, "black-box ring size")
 	fl.BoolVar(&f.dumpOnShutdown, "dump-on-shutdown", true, "write the black box on exit when it holds events")
+	fl.StringVar(&f.stateLog, "state-log", "", "write the JSONL state log to `FILE` (off by default; its folder must exist)")
+	fl.Float64Var(&f.stateLogRate, "state-log-rate", 2, "status samples per second of daemon time in the state log (0: records only)")
+	fl.Int64Var(&f.stateLogBytes, "state-log-max-bytes", 10<<20, "rotate the state log at this size, keeping FILE.1 … FILE.3")
+	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault at daemon time T s: `KIND@T` (altitude, rpc, takeoff, battery, link, telemetry, gnss, motor; repeatable; sim, demo and state_only)")
 	return cmd
 }
 
@@ -222,7 +233,55 @@ func missionParams(cmd *cobra.Command, f missionServeFlags) (server.Params, erro
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("parameters: %w", err)
 	}
+	if f.adapter == "mavlink" && (set("home-z") || p.HomeZSet) {
+		return p, fmt.Errorf("home_z %v: --adapter mavlink takes home from the vehicle at connect; remove home_z (from --home-z or --params)", p.HomeZ)
+	}
 	return p, nil
+}
+
+// missionDaemonOpts are the daemon's options beyond its parameters.
+type missionDaemonOpts struct {
+	stateLog      string        // "" = none
+	sampleEvery   time.Duration // state log sample period; < 0 = none
+	stateLogBytes int64
+	faults        []adapter.Fault
+}
+
+// missionServeOpts checks the state log and fault flags.
+func missionServeOpts(f missionServeFlags) (missionDaemonOpts, error) {
+	o := missionDaemonOpts{stateLog: f.stateLog, stateLogBytes: f.stateLogBytes, sampleEvery: -1}
+	if r := f.stateLogRate; math.IsNaN(r) || r < 0 || r > 1000 {
+		return o, fmt.Errorf("--state-log-rate %v: want samples per second from 0 to 1000", r)
+	} else if r > 0 {
+		o.sampleEvery = time.Duration(float64(time.Second) / r)
+	}
+	if f.stateLog != "" {
+		if dir := filepath.Dir(f.stateLog); !missionIsDir(dir) {
+			return o, fmt.Errorf("--state-log %s: the folder %s does not exist", f.stateLog, dir)
+		}
+		if f.stateLogBytes < 4096 {
+			return o, fmt.Errorf("--state-log-max-bytes %d: want at least 4096", f.stateLogBytes)
+		}
+	}
+	for _, s := range f.faults {
+		ft, err := adapter.ParseFault(s)
+		if err != nil {
+			return o, fmt.Errorf("--fault: %w", err)
+		}
+		switch {
+		case f.adapter == "mavlink":
+			return o, fmt.Errorf("--fault %s: faults are injected into the embedded vehicles (sim, demo, state_only), not a real one", s)
+		case ft.Kind == adapter.FaultMotor && f.adapter != "sim":
+			return o, fmt.Errorf("--fault %s: a motor failure needs the dynamics of --adapter sim", s)
+		}
+		o.faults = append(o.faults, ft)
+	}
+	return o, nil
+}
+
+func missionIsDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // missionListenAddr checks that addr is host:port on loopback unless
@@ -292,6 +351,14 @@ func (d *missionDaemon) stop() error {
 // starts them.
 func startMissionDaemon(p server.Params, adapterName string, speed float64, seed uint64, tick time.Duration,
 	listen, token string, logf func(string, ...any), connect ...string) (*missionDaemon, error) {
+	return startMissionDaemonOpts(p, adapterName, speed, seed, tick, listen, token, logf, missionDaemonOpts{}, connect...)
+}
+
+// startMissionDaemonOpts is startMissionDaemon with a state log and
+// faults. Nothing is left behind when it fails: the state log it created
+// is closed and, if still empty, removed.
+func startMissionDaemonOpts(p server.Params, adapterName string, speed float64, seed uint64, tick time.Duration,
+	listen, token string, logf func(string, ...any), opts missionDaemonOpts, connect ...string) (d *missionDaemon, err error) {
 	if err := missionCheckAdapter(adapterName, speed); err != nil {
 		return nil, err
 	}
@@ -316,6 +383,36 @@ func startMissionDaemon(p server.Params, adapterName string, speed float64, seed
 			return nil, err
 		}
 	}
+	if len(opts.faults) > 0 {
+		sch, ok := ad.(interface {
+			SetSchedule([]adapter.Fault, float64) error
+		})
+		if !ok {
+			ad.Close()
+			return nil, fmt.Errorf("--fault: the %s adapter takes no faults", adapterName)
+		}
+		if err := sch.SetSchedule(opts.faults, p.HomeZ-p.Machine.MaxAltitudeM); err != nil {
+			ad.Close()
+			return nil, fmt.Errorf("--fault: %w", err)
+		}
+	}
+	var slog *server.StateLog
+	if opts.stateLog != "" {
+		existed := missionIsFile(opts.stateLog)
+		var err error
+		if slog, err = server.OpenStateLog(server.StateLogConfig{Path: opts.stateLog, MaxBytes: opts.stateLogBytes}); err != nil {
+			ad.Close()
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				slog.Close()
+				if fi, serr := os.Stat(opts.stateLog); !existed && serr == nil && fi.Size() == 0 {
+					os.Remove(opts.stateLog)
+				}
+			}
+		}()
+	}
 	var rec *blackbox.Recorder
 	if p.RecordEvents {
 		var err error
@@ -328,7 +425,7 @@ func startMissionDaemon(p server.Params, adapterName string, speed float64, seed
 		clock = server.NewScaled(nil, speed)
 	}
 	srv, err := server.New(server.Config{Machine: p.Machine, Adapter: ad, Clock: clock, Tick: tick, Recorder: rec,
-		RecordDir: p.RecordDir, DumpOnShutdown: p.DumpOnShutdown, Logf: logf})
+		RecordDir: p.RecordDir, DumpOnShutdown: p.DumpOnShutdown, Logf: logf, StateLog: slog, SampleEvery: opts.sampleEvery})
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +434,7 @@ func startMissionDaemon(p server.Params, adapterName string, speed float64, seed
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &missionDaemon{srv: srv, ln: ln, token: token, cancel: cancel,
+	d = &missionDaemon{srv: srv, ln: ln, token: token, cancel: cancel,
 		http: &http.Server{Handler: srv.Handler(token, 0), ReadHeaderTimeout: 10 * time.Second}}
 	d.wg.Add(2)
 	go func() {
@@ -370,6 +467,10 @@ func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, 
 	if err != nil {
 		return err
 	}
+	opts, err := missionServeOpts(f)
+	if err != nil {
+		return err
+	}
 	if f.adapter == "sim" && p.HomeZ != 0 {
 		return fmt.Errorf("home_z %v: the sim adapter starts at its origin (home_z 0)", p.HomeZ)
 	}
@@ -393,9 +494,12 @@ func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, 
 		defer logMu.Unlock()
 		fmt.Fprintf(stderr, "%s %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
 	}
-	d, err := startMissionDaemon(p, f.adapter, f.speed, f.seed, f.tick, f.listen, tok, logf, f.connect)
+	d, err := startMissionDaemonOpts(p, f.adapter, f.speed, f.seed, f.tick, f.listen, tok, logf, opts, f.connect)
 	if err != nil {
 		return err
+	}
+	for _, ft := range opts.faults {
+		fmt.Fprintf(stderr, "shakedown mission: fault %s scheduled (expect FAILSAFE %s)\n", ft, ft.Kind.Reason())
 	}
 	fmt.Fprintln(stdout, d.URL())
 	fmt.Fprintf(stderr, "shakedown mission: listening on %s (adapter %s, speed ×%g, token in %s); Ctrl-C stops\n",
@@ -472,4 +576,9 @@ func (m *mcapFile) abort() {
 		m.f.Close()
 		os.Remove(m.f.Name())
 	}
+}
+
+func missionIsFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -114,9 +114,59 @@ func (c *missionClient) status(ctx context.Context) (mission.Status, []byte, err
 	return st, bytes.TrimSpace(b), nil
 }
 
-// watch follows the status stream, calling fn with every status until fn
-// returns false (then watch returns nil), the stream ends, or ctx is done.
-func (c *missionClient) watch(ctx context.Context, fn func(st mission.Status, raw []byte) bool) error {
+// sseEvent is one server-sent event: its name (the event: field,
+// "message" when absent), its id and its data (data: lines joined by
+// newlines).
+type sseEvent struct {
+	name, id string
+	data     []byte
+}
+
+// readSSE reads server-sent events from r and calls fn with each one until
+// fn returns false (then it returns nil) or r ends. It follows the
+// specification's framing: fields up to a blank line, comments (":"), an
+// optional space after the colon.
+func readSSE(r io.Reader, fn func(sseEvent) bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	var ev sseEvent
+	var data [][]byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			if data != nil {
+				ev.data = bytes.Join(data, []byte("\n"))
+				if ev.name == "" {
+					ev.name = "message"
+				}
+				if !fn(ev) {
+					return nil
+				}
+			}
+			ev, data = sseEvent{}, nil
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			ev.name = string(value)
+		case "id":
+			ev.id = string(value)
+		case "data":
+			data = append(data, append([]byte(nil), value...))
+		}
+	}
+	return sc.Err()
+}
+
+// events follows the status stream, calling fn with every event until fn
+// returns false (then events returns nil), the stream ends, or ctx is
+// done.
+func (c *missionClient) events(ctx context.Context, fn func(sseEvent) bool) error {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/status/stream", nil)
 	if err != nil {
 		return err
@@ -132,28 +182,42 @@ func (c *missionClient) watch(ctx context.Context, fn func(st mission.Status, ra
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s/v1/status/stream: HTTP %d", c.base, resp.StatusCode)
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		var st mission.Status
-		if err := json.Unmarshal([]byte(data), &st); err != nil {
-			return fmt.Errorf("status stream: %v", err)
-		}
-		if !fn(st, []byte(data)) {
-			return nil
-		}
-	}
-	if ctx.Err() != nil {
+	stopped := false
+	err = readSSE(resp.Body, func(ev sseEvent) bool {
+		stopped = !fn(ev)
+		return !stopped
+	})
+	switch {
+	case stopped:
+		return nil
+	case ctx.Err() != nil:
 		return ctx.Err()
-	}
-	if err := sc.Err(); err != nil {
+	case err != nil:
 		return err
 	}
 	return errors.New("the daemon closed the status stream")
+}
+
+// watch follows the status stream, calling fn with every status (only the
+// "status" events: records, feedback and results are skipped) until fn
+// returns false (then watch returns nil), the stream ends, or ctx is done.
+func (c *missionClient) watch(ctx context.Context, fn func(st mission.Status, raw []byte) bool) error {
+	var bad error
+	err := c.events(ctx, func(ev sseEvent) bool {
+		if ev.name != "status" {
+			return true
+		}
+		var st mission.Status
+		if err := json.Unmarshal(ev.data, &st); err != nil {
+			bad = fmt.Errorf("status stream: %v", err)
+			return false
+		}
+		return fn(st, ev.data)
+	})
+	if bad != nil {
+		return bad
+	}
+	return err
 }
 
 // waitFor follows the stream until pred holds and returns that status.
@@ -259,7 +323,8 @@ checked before it is sent; an invalid one is not sent (exit 2).`,
 		},
 	}
 	send.Flags().BoolVar(&asJSON, "json", false, "print the reply as JSON")
-	cmds := []*cobra.Command{send}
+	send.AddCommand(newMissionGoalCmd(cl))
+	cmds := []*cobra.Command{send, newMissionWaitCmd(cl)}
 	for _, s := range []struct{ name, path, short string }{
 		{"pause", "pause", "Hold position, keeping the target and the queue"},
 		{"resume", "resume", "Re-send the kept target"},

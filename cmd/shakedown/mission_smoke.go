@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakedown-robotics/shakedown/mission"
+	"github.com/shakedown-robotics/shakedown/mission/adapter"
 	"github.com/shakedown-robotics/shakedown/mission/blackbox"
 	"github.com/shakedown-robotics/shakedown/mission/server"
 )
@@ -22,6 +23,8 @@ type missionSmokeFlags struct {
 	speed     float64
 	timeout   time.Duration
 	recordDir string
+	stateLog  string
+	faults    bool
 }
 
 func newMissionSmokeCmd() *cobra.Command {
@@ -38,8 +41,14 @@ started is stopped before it exits.
 
 The demo vehicle moves at constant speed; --speed runs the daemon's clock
 faster than real time (10 by default: the flight takes about 25 s of daemon
-time). Exit status: 0 every check passed, 1 a check failed, 2 could not run.`,
-		Example: "  shakedown mission smoke\n  shakedown mission smoke --speed 1 --record-dir smoke-box",
+time). Exit status: 0 every check passed, 1 a check failed, 2 could not run.
+
+--faults instead flies the embedded quadrotor (--adapter sim) once per fault
+kind of "mission serve --fault" (altitude, rpc, takeoff, battery, link,
+telemetry, gnss, motor), each in a daemon of its own with the fault at 15 s
+of daemon time (the take-off refusal at 0), and checks that each ends in
+FAILSAFE with its reason, in the status and in the black box.`,
+		Example: "  shakedown mission smoke\n  shakedown mission smoke --speed 1 --record-dir smoke-box --state-log smoke.jsonl\n  shakedown mission smoke --faults",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return missionSmoke(ctxOf(cmd), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -49,6 +58,8 @@ time). Exit status: 0 every check passed, 1 a check failed, 2 could not run.`,
 	fl.Float64Var(&f.speed, "speed", 10, "clock speed-up of the daemon it starts")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Minute, "wall-clock limit of the whole run")
 	fl.StringVar(&f.recordDir, "record-dir", "", "keep the black box in `dir` (default: a temporary directory, removed)")
+	fl.StringVar(&f.stateLog, "state-log", "", "keep the daemon's JSONL state log in `FILE`")
+	fl.BoolVar(&f.faults, "faults", false, "inject every fault kind into the sim adapter, one daemon each, and check each failsafe")
 	return cmd
 }
 
@@ -117,6 +128,15 @@ func missionSmoke(ctx context.Context, stdout, stderr io.Writer, f missionSmokeF
 	if f.timeout <= 0 {
 		return fmt.Errorf("--timeout %v: want > 0", f.timeout)
 	}
+	if f.stateLog != "" && !missionIsDir(filepath.Dir(f.stateLog)) {
+		return fmt.Errorf("--state-log %s: the folder %s does not exist", f.stateLog, filepath.Dir(f.stateLog))
+	}
+	if f.faults {
+		if f.stateLog != "" {
+			return fmt.Errorf("--state-log with --faults: the fault runs keep no state log")
+		}
+		return missionSmokeFaults(ctx, stdout, stderr, f)
+	}
 	tmp, err := os.MkdirTemp("", "shakedown-smoke-")
 	if err != nil {
 		return err
@@ -133,7 +153,8 @@ func missionSmoke(ctx context.Context, stdout, stderr io.Writer, f missionSmokeF
 		p.RecordDir = filepath.Join(tmp, "blackbox")
 	}
 	p.DumpOnShutdown = false
-	d, err := startMissionDaemon(p, "demo", f.speed, 1, 50*time.Millisecond, "127.0.0.1:0", tok, func(string, ...any) {})
+	d, err := startMissionDaemonOpts(p, "demo", f.speed, 1, 50*time.Millisecond, "127.0.0.1:0", tok, func(string, ...any) {},
+		missionDaemonOpts{stateLog: f.stateLog, sampleEvery: 500 * time.Millisecond, stateLogBytes: 10 << 20})
 	if err != nil {
 		return err
 	}
@@ -246,6 +267,13 @@ func (r *smokeRun) flight(recordDir string) error {
 		"%s, target cleared, hovering in %s", fmtQueue(q), st.State); err != nil {
 		return err
 	}
+	g, found, err := r.c.goal(r.ctx, 1)
+	if err != nil {
+		return err
+	}
+	if err := r.check("goal 1 succeeded", found && g.State == "SUCCEEDED" && g.Completed == 3, "%s", goalLine(g)); err != nil {
+		return err
+	}
 
 	// a second mission, cancelled
 	if err := r.do("second mission", "/v1/command", strings.ReplaceAll(smokeMission, `"x":`, `"x":-`)); err != nil {
@@ -328,4 +356,138 @@ func readSmokeCSV(path string) ([][]string, error) {
 		return nil, fmt.Errorf("%s: bad header", path)
 	}
 	return rows, nil
+}
+
+// smokeFaultAt is the daemon time of the in-flight faults: the sim is
+// airborne by then (connect, arm and take-off take about 6 s).
+const smokeFaultAt = 15 * time.Second
+
+// missionSmokeFaults runs one sim daemon per fault kind.
+func missionSmokeFaults(ctx context.Context, stdout, stderr io.Writer, f missionSmokeFlags) error {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	checks := 0
+	for _, kind := range adapter.FaultKinds {
+		r, err := smokeFault(ctx, stdout, stderr, f, kind)
+		checks += r
+		if err != nil {
+			var sf *smokeFail
+			if errors.As(err, &sf) {
+				return &failure{msg: "smoke --faults failed: " + sf.msg}
+			}
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "smoke --faults passed: %d faults, %d checks\n", len(adapter.FaultKinds), checks)
+	return nil
+}
+
+func smokeFault(ctx context.Context, stdout, stderr io.Writer, f missionSmokeFlags, kind adapter.FaultKind) (checks int, err error) {
+	tmp, err := os.MkdirTemp("", "shakedown-smoke-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	tok, _, err := server.LoadOrCreateToken(filepath.Join(tmp, "token"))
+	if err != nil {
+		return 0, err
+	}
+	p := server.DefaultParams()
+	p.RecordDir = filepath.Join(tmp, "blackbox")
+	if f.recordDir != "" {
+		p.RecordDir = filepath.Join(f.recordDir, string(kind))
+	}
+	p.DumpOnShutdown = false
+	ft := adapter.Fault{Kind: kind, At: smokeFaultAt}
+	if kind == adapter.FaultTakeoff {
+		ft.At = 0
+	}
+	d, err := startMissionDaemonOpts(p, "sim", f.speed, 1, 50*time.Millisecond, "127.0.0.1:0", tok, func(string, ...any) {},
+		missionDaemonOpts{faults: []adapter.Fault{ft}})
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if serr := d.stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	fmt.Fprintf(stderr, "smoke: fault %s: daemon on %s (sim adapter, speed ×%g)\n", ft, d.URL(), f.speed)
+	r := &smokeRun{ctx: ctx, c: newMissionClient(d.URL(), tok), out: io.Discard}
+	defer func() { checks = r.checks }()
+	step := func(name, path, body string, pred func(mission.Status) bool) (mission.Status, error) {
+		if err := r.do(name, path, body); err != nil {
+			return mission.Status{}, err
+		}
+		return r.wait(name, pred)
+	}
+	failsafe := func(st mission.Status) bool { return st.State == "FAILSAFE" }
+	if _, err := step("connect", "/v1/command", `{"event":"connect"}`, settled("ARMING")); err != nil {
+		return 0, err
+	}
+	var st mission.Status
+	if kind == adapter.FaultTakeoff {
+		if st, err = step("armed", "/v1/command", `{"event":"armed"}`, failsafe); err != nil {
+			return 0, err
+		}
+	} else {
+		if _, err := step("armed", "/v1/command", `{"event":"armed"}`, settled("TAKEOFF")); err != nil {
+			return 0, err
+		}
+		if st, err = step("airborne", "/v1/command", `{"event":"airborne"}`, settled("EXECUTING")); err != nil {
+			return 0, err
+		}
+		r.out = stdout
+		if err := r.check("fault "+string(kind)+": airborne first", st.TimeS < ft.At.Seconds()-1, "EXECUTING at %.1f s, fault at %v", st.TimeS, ft.At); err != nil {
+			return 0, err
+		}
+		r.out = io.Discard
+		goal := `{"waypoints":[{"x":30,"y":0,"z":-3,"speed":1},{"x":30,"y":30,"z":-3}]}`
+		if err := r.do("goal", "/v1/goals", goal); err != nil {
+			return 0, err
+		}
+		if kind == adapter.FaultRPC { // the fault fails the next command: send one after it
+			if _, err := r.wait("fault time", func(st mission.Status) bool { return st.TimeS > ft.At.Seconds()+0.2 }); err != nil {
+				return 0, err
+			}
+			if err := r.do("pause", "/v1/pause", ""); err != nil {
+				return 0, err
+			}
+		}
+		if st, err = r.wait("failsafe", failsafe); err != nil {
+			return 0, err
+		}
+	}
+	r.out = stdout
+	reason, detail := "none", ""
+	if st.FailsafeReason != nil {
+		reason, detail = *st.FailsafeReason, *st.FailsafeDetail
+	}
+	name := fmt.Sprintf("fault %s", ft)
+	if err := r.check(name, reason == kind.Reason(), "%s (%s) at %.2f s: %s", st.State, reason, st.TimeS, detail); err != nil {
+		return r.checks, err
+	}
+	if kind != adapter.FaultTakeoff {
+		g, _, err := r.c.goal(ctx, 1)
+		if err != nil {
+			return r.checks, err
+		}
+		if err := r.check("  goal", g.State == "ABORTED" && g.Reason == kind.Reason(), "%s", goalLine(g)); err != nil {
+			return r.checks, err
+		}
+	}
+	if _, err := r.c.post(ctx, "/v1/dump_log", nil); err != nil {
+		return r.checks, r.check("  black box", false, "%v", err)
+	}
+	rows, err := readSmokeCSV(filepath.Join(p.RecordDir, blackbox.CSVName))
+	if err != nil {
+		return r.checks, r.check("  black box", false, "%v", err)
+	}
+	found := ""
+	for _, row := range rows[1:] {
+		if row[2] == mission.KindTransition && row[3] == "FAILSAFE" && blackbox.Reason(row[4]) == kind.Reason() {
+			found = row[0]
+		}
+	}
+	return r.checks, r.check("  black box", found != "", "FAILSAFE reason=%s recorded (seq %s)", kind.Reason(), found)
 }

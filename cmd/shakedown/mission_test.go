@@ -233,3 +233,18 @@ func closedAddr(t *testing.T) string {
 	ln.Close()
 	return addr
 }
+
+// TestMissionSmokeFaults runs smoke --faults: every fault kind on the sim,
+// each ending in FAILSAFE with its reason.
+func TestMissionSmokeFaults(t *testing.T) {
+	code, out, errOut := sh(t, "mission", "smoke", "--faults", "--speed", "50")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, w := range []string{"altitude_violation", "rpc_error", "takeoff_rejected", "battery_low", "link_lost",
+		"telemetry_timeout", "position_lost", "attitude_failure", "smoke --faults passed: 8 faults"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}

@@ -19,7 +19,7 @@ const module = "github.com/shakedown-robotics/shakedown"
 // module root. New pure packages are added here as they land.
 var pure = []string{
 	"geom", "world", "sim", "sim/quad", "sim/rover", "gate", "control", "autopilot", "avoid", "gen", "gen/surrogate", "trace",
-	"score", "score/dtw", "ulog", "mission", "mission/blackbox",
+	"score", "score/dtw", "ulog", "mission", "mission/blackbox", "mission/statelog",
 	"traj", "track", "bench/metric",
 }
 

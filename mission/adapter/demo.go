@@ -34,6 +34,7 @@ type Kinematic struct {
 	last                     time.Duration
 	polled                   bool
 	faults                   Faults
+	sched                    schedule
 }
 
 // NewDemo returns the demo adapter: constant-speed motion, no dynamics,
@@ -64,6 +65,20 @@ func (k *Kinematic) SetFaults(f Faults) {
 	k.mu.Unlock()
 }
 
+// SetSchedule schedules faults (all kinds but FaultMotor, which needs
+// dynamics); ceilingZ is the altitude band's ceiling (home_z −
+// max_altitude) that FaultAltitude climbs past.
+func (k *Kinematic) SetSchedule(faults []Fault, ceilingZ float64) error {
+	sc, err := newSchedule(faults, ceilingZ, func(f FaultKind) bool { return f != FaultMotor })
+	if err != nil {
+		return err
+	}
+	k.mu.Lock()
+	k.sched = sc
+	k.mu.Unlock()
+	return nil
+}
+
 // Execute carries out one command. Cancel stops the running flight task at
 // once: the motion advances only in Poll, under the same lock, so the task
 // has ended when Execute returns.
@@ -74,6 +89,9 @@ func (k *Kinematic) Execute(ctx context.Context, c mission.Command) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if err := refused(c, k.faults); err != nil {
+		return err
+	}
+	if err := k.sched.command(c); err != nil {
 		return err
 	}
 	if c.Kind != mission.CmdConnect && !k.connected {
@@ -161,11 +179,37 @@ func (k *Kinematic) Poll(now time.Duration) (mission.Telemetry, bool, bool) {
 	if !k.polled || now > k.last {
 		k.last, k.polled = now, true
 	}
+	for _, f := range k.sched.due(now) {
+		k.inject(f)
+	}
 	tel := mission.Telemetry{T: now.Seconds(), Pos: k.pos, Vel: k.vel, Armed: k.armed, Landed: k.landed, Battery: 1}
+	k.sched.telemetry(&tel)
 	if k.faults.DropTelemetry || k.faults.LinkDown {
 		return mission.Telemetry{}, false, !k.faults.LinkDown
 	}
-	return tel, true, true
+	return tel, true, !k.sched.heartbeatLost
+}
+
+// inject switches a scheduled fault on.
+func (k *Kinematic) inject(f FaultKind) {
+	switch f {
+	case FaultAltitude:
+		if !k.landed {
+			k.task, k.target, k.speed = mission.CmdGoto, geom.Vec3{X: k.pos.X, Y: k.pos.Y, Z: k.sched.ceilingZ - 5}, 3
+		}
+	case FaultRPC:
+		k.sched.rpcNext = true
+	case FaultTakeoff:
+		k.faults.RefuseTakeoff = true
+	case FaultBattery:
+		k.sched.batteryLow = true
+	case FaultLink:
+		k.sched.heartbeatLost = true
+	case FaultTelemetry:
+		k.faults.DropTelemetry = true
+	case FaultGNSS:
+		k.sched.gnssLost = true
+	}
 }
 
 // Close does nothing.

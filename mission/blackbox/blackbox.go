@@ -40,54 +40,95 @@ type Event struct {
 }
 
 // Recorder is the ring buffer. Its methods must not be called concurrently.
+//
+// Refused commands are kept in a ring of their own (RefusalCap of the
+// size), so that a flood of refusals cannot push a transition out of the
+// main ring; the refusals it drops are counted apart (DroppedRefusals).
 type Recorder struct {
-	ring    []Event
-	start   int // index of the oldest event
-	n       int // events held
-	seq     uint64
+	main     ring
+	refusals ring
+	seq      uint64
+}
+
+// ring is one bounded ring of events, oldest first from start.
+type ring struct {
+	ev      []Event
+	start   int
+	n       int
 	dropped uint64
 }
 
-// New returns a recorder that keeps the newest max events.
+func (r *ring) add(e Event) {
+	if r.n < len(r.ev) {
+		r.ev[(r.start+r.n)%len(r.ev)] = e
+		r.n++
+		return
+	}
+	r.ev[r.start] = e
+	r.start = (r.start + 1) % len(r.ev)
+	r.dropped++
+}
+
+func (r *ring) at(i int) Event { return r.ev[(r.start+i)%len(r.ev)] }
+
+// RefusalCap returns the size of the refusal ring of a recorder of size
+// max: a fifth of it, at least 1.
+func RefusalCap(max int) int { return (max + 4) / 5 }
+
+// New returns a recorder that keeps the newest max events, and apart from
+// them the newest RefusalCap(max) refused commands.
 func New(max int) (*Recorder, error) {
 	if max < 1 {
 		return nil, fmt.Errorf("%w (got %d)", ErrMaxEvents, max)
 	}
-	return &Recorder{ring: make([]Event, max)}, nil
+	return &Recorder{main: ring{ev: make([]Event, max)}, refusals: ring{ev: make([]Event, RefusalCap(max))}}, nil
 }
 
 // Record appends an event at timeS and returns its sequence number. When
 // the ring is full the oldest event is dropped and counted.
 func (r *Recorder) Record(timeS float64, kind, state, detail string) uint64 {
 	r.seq++
-	e := Event{Seq: r.seq, TimeS: timeS, Kind: kind, State: state, Detail: detail}
-	if r.n < len(r.ring) {
-		r.ring[(r.start+r.n)%len(r.ring)] = e
-		r.n++
-		return r.seq
-	}
-	r.ring[r.start] = e
-	r.start = (r.start + 1) % len(r.ring)
-	r.dropped++
+	r.main.add(Event{Seq: r.seq, TimeS: timeS, Kind: kind, State: state, Detail: detail})
 	return r.seq
 }
 
-// Len returns the number of events held.
-func (r *Recorder) Len() int { return r.n }
+// RecordRefusal appends a refused command to the refusal ring and returns
+// its sequence number; when that ring is full its oldest refusal is
+// dropped and counted in DroppedRefusals, and the main ring is untouched.
+func (r *Recorder) RecordRefusal(timeS float64, kind, state, detail string) uint64 {
+	r.seq++
+	r.refusals.add(Event{Seq: r.seq, TimeS: timeS, Kind: kind, State: state, Detail: detail})
+	return r.seq
+}
 
-// Max returns the ring's size.
-func (r *Recorder) Max() int { return len(r.ring) }
+// Len returns the number of events held, refusals included.
+func (r *Recorder) Len() int { return r.main.n + r.refusals.n }
 
-// Dropped returns how many events were dropped to make room.
-func (r *Recorder) Dropped() uint64 { return r.dropped }
+// Max returns the main ring's size.
+func (r *Recorder) Max() int { return len(r.main.ev) }
+
+// Dropped returns how many events the main ring dropped to make room.
+func (r *Recorder) Dropped() uint64 { return r.main.dropped }
+
+// DroppedRefusals returns how many refused commands the refusal ring
+// dropped to make room.
+func (r *Recorder) DroppedRefusals() uint64 { return r.refusals.dropped }
 
 // Seq returns the sequence number of the last event recorded (0 before any).
 func (r *Recorder) Seq() uint64 { return r.seq }
 
-// Events appends the held events to dst, oldest first, and returns it.
+// Events appends the held events of both rings to dst in seq order and
+// returns it.
 func (r *Recorder) Events(dst []Event) []Event {
-	for i := 0; i < r.n; i++ {
-		dst = append(dst, r.ring[(r.start+i)%len(r.ring)])
+	i, j := 0, 0
+	for i < r.main.n || j < r.refusals.n {
+		if j >= r.refusals.n || (i < r.main.n && r.main.at(i).Seq < r.refusals.at(j).Seq) {
+			dst = append(dst, r.main.at(i))
+			i++
+			continue
+		}
+		dst = append(dst, r.refusals.at(j))
+		j++
 	}
 	return dst
 }

@@ -235,3 +235,53 @@ func BenchmarkRecord10k(b *testing.B) {
 		}
 	}
 }
+
+// TestRefusalFlood: a flood of refused commands between transitions keeps
+// every transition in the ring; the refusals keep their own newest
+// RefusalCap and count the rest, and the export is in seq order.
+func TestRefusalFlood(t *testing.T) {
+	tests := []struct {
+		name             string
+		max, refusals    int
+		wantHeldRefusals int
+	}{
+		{"none", 10, 0, 0},
+		{"fits", 10, 2, 2},
+		{"flood", 10, 10000, 2},
+		{"size one", 1, 5, 1},
+		{"default", DefaultMaxEvents, 100000, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustNew(t, tt.max)
+			for i := 0; i < tt.max; i++ {
+				r.Record(float64(i), KindTransition, "S", fmt.Sprintf("t%d", i))
+				for j := 0; i == tt.max/2 && j < tt.refusals; j++ { // a burst amid the flight
+					r.RecordRefusal(float64(i), "command", "S", "pause: rejected (wrong_state)")
+				}
+			}
+			ev := r.Events(nil)
+			var trans, refs int
+			for i, e := range ev {
+				if i > 0 && e.Seq <= ev[i-1].Seq {
+					t.Fatalf("events out of seq order at %d: %d after %d", i, e.Seq, ev[i-1].Seq)
+				}
+				if e.Kind == KindTransition {
+					trans++
+				} else {
+					refs++
+				}
+			}
+			if trans != tt.max || r.Dropped() != 0 {
+				t.Errorf("got %d transitions held, %d dropped; want %d, 0", trans, r.Dropped(), tt.max)
+			}
+			sent := tt.refusals
+			if refs != tt.wantHeldRefusals || r.DroppedRefusals() != uint64(sent-tt.wantHeldRefusals) {
+				t.Errorf("got %d refusals held, %d dropped; want %d, %d", refs, r.DroppedRefusals(), tt.wantHeldRefusals, sent-tt.wantHeldRefusals)
+			}
+			if s := r.Summarize(100); s.RefusalsDropped != r.DroppedRefusals() || s.Events != len(ev) {
+				t.Errorf("summary: refusals_dropped %d events %d; want %d, %d", s.RefusalsDropped, s.Events, r.DroppedRefusals(), len(ev))
+			}
+		})
+	}
+}

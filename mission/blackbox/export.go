@@ -20,7 +20,7 @@ const (
 // recorded in time order, so this is the ring order unless a caller
 // recorded a time out of order.
 func (r *Recorder) sorted() []Event {
-	ev := r.Events(make([]Event, 0, r.n))
+	ev := r.Events(make([]Event, 0, r.Len()))
 	sort.SliceStable(ev, func(i, j int) bool {
 		if ev[i].TimeS != ev[j].TimeS {
 			return ev[i].TimeS < ev[j].TimeS
@@ -56,11 +56,14 @@ type Summary struct {
 	// Events is the number of events held (not of the whole flight).
 	Events int `json:"events"`
 	// Dropped is how many older events the ring dropped.
-	Dropped   uint64  `json:"dropped"`
-	MaxEvents int     `json:"record_max_events"`
-	FirstSeq  uint64  `json:"first_seq"`
-	LastSeq   uint64  `json:"last_seq"`
-	DumpTimeS float64 `json:"dump_time_s"`
+	Dropped uint64 `json:"dropped"`
+	// RefusalsDropped is how many refused commands the refusal ring
+	// dropped (they never displace other events).
+	RefusalsDropped uint64  `json:"refusals_dropped"`
+	MaxEvents       int     `json:"record_max_events"`
+	FirstSeq        uint64  `json:"first_seq"`
+	LastSeq         uint64  `json:"last_seq"`
+	DumpTimeS       float64 `json:"dump_time_s"`
 	// Counts is the number of held events of each kind.
 	Counts map[string]int `json:"counts"`
 	// StateDurationsS sums, per state, the time between each held
@@ -77,7 +80,7 @@ type Summary struct {
 // Summarize computes the summary at dump time nowS.
 func (r *Recorder) Summarize(nowS float64) Summary {
 	ev := r.sorted()
-	s := Summary{Events: len(ev), Dropped: r.dropped, MaxEvents: len(r.ring), DumpTimeS: nowS,
+	s := Summary{Events: len(ev), Dropped: r.main.dropped, RefusalsDropped: r.refusals.dropped, MaxEvents: len(r.main.ev), DumpTimeS: nowS,
 		Counts: map[string]int{}, StateDurationsS: map[string]float64{}, FailsafeReasons: map[string]int{},
 		EventList: ev}
 	if len(ev) > 0 {

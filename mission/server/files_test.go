@@ -144,7 +144,7 @@ func TestParseParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := server.DefaultParams()
-	want.Machine.MaxAltitudeM, want.HomeZ, want.Machine.TakeoffAltM = 50, -3, 5
+	want.Machine.MaxAltitudeM, want.HomeZ, want.HomeZSet, want.Machine.TakeoffAltM = 50, -3, true, 5
 	want.Machine.TelemetryTimeout, want.Machine.BatteryMin, want.Machine.LinkLoss = 500*time.Millisecond, 0.2, 0
 	want.Machine.FailsafeLand, want.RecordEvents, want.RecordMaxEvents, want.RecordDir, want.DumpOnShutdown = true, false, 1000, "out", false
 	if p != want {

@@ -41,7 +41,7 @@ func HTTPStatus(code string) int {
 		return http.StatusUnauthorized
 	case CodeBodyTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case CodeNotFound:
+	case CodeNotFound, mission.CodeGoalNotFound:
 		return http.StatusNotFound
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
@@ -65,11 +65,20 @@ var services = map[string]bool{"pause": true, "resume": true, "cancel": true, "r
 //	                        ("status") and each new machine record ("record")
 //	GET  /v1/events?after=N the latest machine records after N (JSON)
 //	GET  /v1/queue          the waypoints of the current or last queue (JSON)
+//	POST /v1/goals          a goal: {"waypoints":[…]} → {"id":N,…}
+//	GET  /v1/goals          the goals the daemon remembers
+//	GET  /v1/goals/{id}     one goal's status (its last feedback or result)
+//	DELETE /v1/goals/{id}   cancel the goal
 //	GET  /                  the live mission page (live.html)
 //
-// POST requests need "Authorization: Bearer <token>"; bodies above maxBody
-// bytes (0 = DefaultMaxBody) are refused with 413; errors are JSON with a
-// stable code. A refused or invalid request changes nothing.
+// The status stream also carries each goal's feedback ("feedback") and
+// its result ("result"), the goal's status as data.
+//
+// POST and DELETE requests need "Authorization: Bearer <token>"; bodies
+// above maxBody bytes (0 = DefaultMaxBody) are refused with 413; errors
+// are JSON with a stable code. A refused or invalid request changes
+// nothing, and is recorded (black box and state log) like the machine's
+// own refusals.
 func (s *Server) Handler(token string, maxBody int64) http.Handler {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
@@ -149,18 +158,20 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		a.stream(w, r)
+	case isV1 && (name == "goals" || strings.HasPrefix(name, "goals/")):
+		a.goals(w, r, strings.TrimPrefix(strings.TrimPrefix(name, "goals"), "/"))
 	case isV1 && (name == "command" || name == "dump_log" || services[name]):
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
-			fail(w, CodeMethodNotAllowed, r.Method+" "+path+": use POST")
+			a.refuse(w, r, name, CodeMethodNotAllowed, r.Method+" "+path+": use POST")
 			return
 		}
 		if !a.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="shakedown mission"`)
-			fail(w, CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer <token from the token file>)")
+			a.refuse(w, r, name, CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer <token from the token file>)")
 			return
 		}
-		body, ok := a.body(w, r)
+		body, ok := a.body(w, r, name)
 		if !ok {
 			return
 		}
@@ -170,23 +181,107 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// refuse answers a request refused before the machine saw it, and records
+// the refusal.
+func (a *api) refuse(w http.ResponseWriter, r *http.Request, name, code, msg string) {
+	_ = a.s.Refuse(r.Context(), name, code, msg) // a stopped daemon records nothing
+	fail(w, code, msg)
+}
+
 // body reads the request body, refusing it above maxBody.
-func (a *api) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+func (a *api) body(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
 	if r.ContentLength > a.maxBody {
-		fail(w, CodeBodyTooLarge, fmt.Sprintf("request body of %d bytes is above the limit of %d", r.ContentLength, a.maxBody))
+		a.refuse(w, r, name, CodeBodyTooLarge, fmt.Sprintf("request body of %d bytes is above the limit of %d", r.ContentLength, a.maxBody))
 		return nil, false
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.maxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			fail(w, CodeBodyTooLarge, fmt.Sprintf("request body is above the limit of %d bytes", a.maxBody))
+			a.refuse(w, r, name, CodeBodyTooLarge, fmt.Sprintf("request body is above the limit of %d bytes", a.maxBody))
 			return nil, false
 		}
-		fail(w, mission.CodeBadJSON, "reading the body: "+err.Error())
+		a.refuse(w, r, name, mission.CodeBadJSON, "reading the body: "+err.Error())
 		return nil, false
 	}
 	return b, true
+}
+
+// GoalReply is the answer to POST /v1/goals: the reply and the new goal's
+// ID (0 when refused).
+type GoalReply struct {
+	Reply
+	ID uint64 `json:"id"`
+}
+
+// goals serves /v1/goals and /v1/goals/{id}.
+func (a *api) goals(w http.ResponseWriter, r *http.Request, idText string) {
+	if idText == "" {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			writeJSON(w, http.StatusOK, map[string]any{"goals": a.s.Goals()})
+			return
+		case http.MethodPost:
+		default:
+			w.Header().Set("Allow", "GET, HEAD, POST")
+			a.refuse(w, r, "goal", CodeMethodNotAllowed, r.Method+" /v1/goals: use GET or POST")
+			return
+		}
+		if !a.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="shakedown mission"`)
+			a.refuse(w, r, "goal", CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer <token from the token file>)")
+			return
+		}
+		body, ok := a.body(w, r, "goal")
+		if !ok {
+			return
+		}
+		ev, err := mission.ParseGoal(body)
+		if err != nil {
+			a.refuse(w, r, "goal", mission.Code(err), err.Error())
+			return
+		}
+		rep, err := a.s.Do(r.Context(), ev)
+		if err != nil {
+			fail(w, CodeStopped, err.Error())
+			return
+		}
+		writeJSON(w, HTTPStatus(rep.Code), GoalReply{Reply: rep, ID: rep.GoalID})
+		return
+	}
+	id, err := strconv.ParseUint(idText, 10, 64)
+	if err != nil || id == 0 {
+		if r.Method == http.MethodDelete {
+			a.refuse(w, r, "cancel_goal", mission.CodeGoalNotFound, fmt.Sprintf("no goal %q: goal IDs are 1, 2, …", idText))
+			return
+		}
+		fail(w, mission.CodeGoalNotFound, fmt.Sprintf("no goal %q: goal IDs are 1, 2, …", idText))
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		g, ok := a.s.Goal(id)
+		if !ok {
+			fail(w, mission.CodeGoalNotFound, fmt.Sprintf("no goal %d", id))
+			return
+		}
+		writeJSON(w, http.StatusOK, g)
+	case http.MethodDelete:
+		if !a.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="shakedown mission"`)
+			a.refuse(w, r, "cancel_goal", CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer <token from the token file>)")
+			return
+		}
+		rep, err := a.s.Do(r.Context(), mission.CancelGoal{ID: id})
+		if err != nil {
+			fail(w, CodeStopped, err.Error())
+			return
+		}
+		writeJSON(w, HTTPStatus(rep.Code), rep)
+	default:
+		w.Header().Set("Allow", "GET, HEAD, DELETE")
+		a.refuse(w, r, "cancel_goal", CodeMethodNotAllowed, r.Method+" /v1/goals/"+idText+": use GET or DELETE")
+	}
 }
 
 func (a *api) post(w http.ResponseWriter, r *http.Request, name string, body []byte) {
@@ -195,11 +290,11 @@ func (a *api) post(w http.ResponseWriter, r *http.Request, name string, body []b
 	case name == "command":
 		var err error
 		if ev, err = mission.ParseCommand(body); err != nil {
-			fail(w, mission.Code(err), err.Error())
+			a.refuse(w, r, commandName(body), mission.Code(err), err.Error())
 			return
 		}
 	case len(strings.TrimSpace(string(body))) > 0 && strings.TrimSpace(string(body)) != "{}":
-		fail(w, mission.CodeInvalid, name+" takes no parameters: send an empty body or {}")
+		a.refuse(w, r, name, mission.CodeInvalid, name+" takes no parameters: send an empty body or {}")
 		return
 	case name != "dump_log":
 		ev, _ = mission.CommandByName(name)
@@ -251,6 +346,17 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 			if _, err := fmt.Fprintf(w, "event: record\ndata: %s\n\n", b); err != nil {
 				return false
 			}
+			if rec.Goal == nil {
+				continue
+			}
+			ev := "feedback"
+			if rec.Kind == mission.KindGoalResult {
+				ev = "result"
+			}
+			g, _ := json.Marshal(GoalEvent{TimeS: rec.TimeS, GoalStatus: *rec.Goal})
+			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev, g); err != nil {
+				return false
+			}
 		}
 		fl.Flush()
 		return true
@@ -270,6 +376,28 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// GoalEvent is the data of a "feedback" or "result" event of the status
+// stream: the goal's status and the daemon time.
+type GoalEvent struct {
+	TimeS float64 `json:"time_s"`
+	mission.GoalStatus
+}
+
+// commandName is the event name of a command body, for the record of its
+// refusal: "command" when the body names none readable.
+func commandName(body []byte) string {
+	var v struct {
+		Event string `json:"event"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Event == "" || len(v.Event) > 32 {
+		return "command"
+	}
+	if _, ok := mission.CommandByName(v.Event); !ok {
+		return "command"
+	}
+	return v.Event
 }
 
 // livePage is the live mission page served at /: plain HTML, CSS and a

@@ -18,6 +18,9 @@ type Params struct {
 	RecordMaxEvents int     // record_max_events
 	RecordDir       string  // record_dir ("" = the current directory)
 	DumpOnShutdown  bool    // dump_on_shutdown
+	// HomeZSet reports that the parameter file gave home_z (an adapter that
+	// takes home from the vehicle refuses it).
+	HomeZSet bool
 }
 
 // DefaultParams returns the defaults: mission.DefaultConfig, home_z 0, and
@@ -80,7 +83,7 @@ func ParseParams(data []byte, file string) (Params, error) {
 			}
 			p.Machine.MaxAltitudeM = num
 		case "home_z":
-			p.HomeZ = num
+			p.HomeZ, p.HomeZSet = num, true
 		case "takeoff_altitude":
 			if !(num > 0) {
 				return Params{}, bad(m.Key, mission.ErrRange, "must be > 0")

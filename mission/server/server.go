@@ -23,6 +23,7 @@ import (
 
 	"github.com/shakedown-robotics/shakedown/mission"
 	"github.com/shakedown-robotics/shakedown/mission/blackbox"
+	"github.com/shakedown-robotics/shakedown/mission/statelog"
 )
 
 // Adapter connects the daemon to a vehicle. Implementations: package
@@ -71,7 +72,26 @@ type Config struct {
 	// Logf receives one line per transition, command and dump; nil = none.
 	// The bearer token is never logged.
 	Logf func(format string, args ...any)
+	// StateLog, when not nil, receives every record, every dispatched
+	// command and a status sample every SampleEvery; Run closes it.
+	StateLog *StateLog
+	// SampleEvery is the period of the state log's status samples, in
+	// clock time; 0 = 500 ms (2 Hz), < 0 = no samples.
+	SampleEvery time.Duration
 }
+
+// Refusal budget of the state log: refused commands beyond a burst of
+// refusalBurst, refilled at refusalRate per second of daemon time, are
+// counted instead of written (a refusals_dropped line says how many), so
+// a flood cannot rotate the transitions out of the log. The black box
+// bounds them with a ring of their own (blackbox.RefusalCap).
+const (
+	refusalBurst = 100
+	refusalRate  = 10
+)
+
+// maxGoals is how many goals the daemon remembers for GET /v1/goals/{id}.
+const maxGoals = 256
 
 // Reply is the answer to a command or service call: success means the
 // request was accepted, not that the action is done (watch the status).
@@ -80,6 +100,8 @@ type Reply struct {
 	Message string   `json:"message"`
 	Code    string   `json:"code,omitempty"`
 	Files   []string `json:"files,omitempty"`
+	// GoalID is the ID of the goal an accepted mission made.
+	GoalID uint64 `json:"goal_id,omitempty"`
 }
 
 // snapshot is a published status and its version.
@@ -92,8 +114,9 @@ type snapshot struct {
 }
 
 type request struct {
-	ev    mission.Event // nil = dump_log
-	reply chan Reply
+	ev      mission.Event   // nil = dump_log, unless refusal is set
+	refusal *mission.Record // a command refused before the machine saw it
+	reply   chan Reply
 }
 
 // Server is the mission daemon. Create it with New and start Run.
@@ -118,6 +141,18 @@ type Server struct {
 	feedMu sync.Mutex
 	feed   []FeedRecord // the latest machine records, for live displays
 	feedN  uint64       // records ever added
+
+	slog        *StateLog
+	slogSeq     uint64
+	lastSample  time.Duration
+	sampled     bool
+	tokens      float64 // refusal budget of the state log
+	tokensAt    time.Duration
+	slogDropped uint64 // refusals left out of the state log since the last report
+
+	goalMu  sync.Mutex
+	goals   map[uint64]mission.GoalStatus
+	goalIDs []uint64 // oldest first
 }
 
 // FeedRecord is one of the machine's records (a transition, a milestone, a
@@ -128,6 +163,8 @@ type FeedRecord struct {
 	Kind   string  `json:"kind"`
 	State  string  `json:"state"`
 	Detail string  `json:"detail"`
+	// Goal is the goal's status in a goal_feedback or goal_result record.
+	Goal *mission.GoalStatus `json:"goal,omitempty"`
 }
 
 // feedCap is how many records the live feed keeps.
@@ -166,6 +203,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.CommandTimeout == 0 {
 		cfg.CommandTimeout = 5 * time.Second
 	}
+	if cfg.SampleEvery == 0 {
+		cfg.SampleEvery = 500 * time.Millisecond
+	}
 	cfg.Machine.AdapterMode = cfg.Adapter.Mode()
 	if cfg.Tick < 0 || cfg.Tick >= cfg.Machine.TelemetryTimeout {
 		return nil, fmt.Errorf("server: tick %v must be > 0 and below the telemetry timeout %v", cfg.Tick, cfg.Machine.TelemetryTimeout)
@@ -179,7 +219,8 @@ func New(cfg Config) (*Server, error) {
 		logf = func(string, ...any) {}
 	}
 	s := &Server{cfg: cfg, m: m, ad: cfg.Adapter, clock: cfg.Clock, rec: cfg.Recorder, logf: logf,
-		reqs: make(chan request), done: make(chan struct{}), linkUp: true, subs: map[chan struct{}]struct{}{}}
+		reqs: make(chan request), done: make(chan struct{}), linkUp: true, subs: map[chan struct{}]struct{}{},
+		slog: cfg.StateLog, tokens: refusalBurst, goals: map[uint64]mission.GoalStatus{}}
 	s.publish()
 	return s, nil
 }
@@ -215,6 +256,52 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 // Do submits an operator command and waits for the machine's answer.
 func (s *Server) Do(ctx context.Context, ev mission.Event) (Reply, error) {
 	return s.call(ctx, request{ev: ev, reply: make(chan Reply, 1)})
+}
+
+// Refuse records an operator command that was refused before it reached
+// the machine (bad JSON, an invalid command, a wrong token, a body too
+// large): in the black box and the state log like the machine's own
+// refusals, within their flood bounds. name is the command or endpoint,
+// code the refusal code.
+func (s *Server) Refuse(ctx context.Context, name, code, msg string) error {
+	r := &mission.Record{Kind: mission.KindCommand, Command: name, Code: code,
+		Detail: name + ": rejected (" + code + "): " + msg}
+	_, err := s.call(ctx, request{refusal: r, reply: make(chan Reply, 1)})
+	return err
+}
+
+// Goal returns the status of goal id, as of its last feedback or result;
+// ok false for a goal the daemon never made (or forgot: it keeps the last
+// 256).
+func (s *Server) Goal(id uint64) (mission.GoalStatus, bool) {
+	s.goalMu.Lock()
+	defer s.goalMu.Unlock()
+	g, ok := s.goals[id]
+	return g, ok
+}
+
+// Goals returns the goals the daemon remembers, oldest first.
+func (s *Server) Goals() []mission.GoalStatus {
+	s.goalMu.Lock()
+	defer s.goalMu.Unlock()
+	out := make([]mission.GoalStatus, 0, len(s.goalIDs))
+	for _, id := range s.goalIDs {
+		out = append(out, s.goals[id])
+	}
+	return out
+}
+
+func (s *Server) setGoal(g mission.GoalStatus) {
+	s.goalMu.Lock()
+	defer s.goalMu.Unlock()
+	if _, ok := s.goals[g.ID]; !ok {
+		s.goalIDs = append(s.goalIDs, g.ID)
+		if len(s.goalIDs) > maxGoals {
+			delete(s.goals, s.goalIDs[0])
+			s.goalIDs = s.goalIDs[1:]
+		}
+	}
+	s.goals[g.ID] = g
 }
 
 // DumpLog writes the recorder's exports into the record directory.
@@ -276,6 +363,11 @@ func (s *Server) Run(ctx context.Context) error {
 			if cerr := s.ad.Close(); err == nil {
 				err = cerr
 			}
+			if s.slog != nil {
+				if cerr := s.slog.Close(); err == nil {
+					err = cerr
+				}
+			}
 			return err
 		case r := <-s.reqs:
 			r.reply <- s.handle(r, cmds)
@@ -315,6 +407,48 @@ func (s *Server) poll(cmds chan<- mission.Command) {
 	}
 	s.step(mission.Tick{}, cmds)
 	s.publish() // the time fields move on even when nothing else does
+	if s.slog != nil {
+		s.sample(now)
+	}
+}
+
+// sample writes a status sample to the state log when one is due, and the
+// count of refusals the budget left out.
+func (s *Server) sample(now time.Duration) {
+	if s.slogDropped > 0 {
+		s.writeLog(statelog.Entry{TimeS: now.Seconds(), Kind: statelog.KindRefusalsDropped, State: s.m.State().String(), Count: s.slogDropped}, false)
+		s.slogDropped = 0
+	}
+	if s.cfg.SampleEvery < 0 || (s.sampled && now-s.lastSample < s.cfg.SampleEvery) {
+		return
+	}
+	s.sampled, s.lastSample = true, now
+	st := s.m.Status()
+	s.writeLog(statelog.Entry{TimeS: now.Seconds(), Kind: statelog.KindSample, State: st.State, Status: &st}, false)
+}
+
+// writeLog writes one state log entry; a failing log is reported once and
+// then left alone (the flight goes on).
+func (s *Server) writeLog(e statelog.Entry, sync bool) {
+	if s.slog == nil || s.slog.err != nil {
+		return
+	}
+	s.slogSeq++
+	e.Seq = s.slogSeq
+	if err := s.slog.Write(e, sync); err != nil {
+		s.logf("state log %s: %v; no more entries are written", s.slog.Path(), err)
+	}
+}
+
+// allowRefusal spends one refusal of the state log's budget.
+func (s *Server) allowRefusal(now time.Duration) bool {
+	s.tokens = math.Min(refusalBurst, s.tokens+(now-s.tokensAt).Seconds()*refusalRate)
+	s.tokensAt = now
+	if s.tokens < 1 {
+		return false
+	}
+	s.tokens--
+	return true
 }
 
 // step feeds one input to the machine and routes its outputs.
@@ -324,28 +458,14 @@ func (s *Server) step(ev mission.Event, cmds chan<- mission.Command) mission.Rea
 	for _, c := range rd.Commands {
 		cmds <- c // never blocks: the machine keeps one command outstanding
 		s.logf("dispatch %s", c)
-	}
-	if len(rd.Records) > 0 {
-		s.feedMu.Lock()
-		for _, r := range rd.Records {
-			s.feedN++
-			s.feed = append(s.feed, FeedRecord{N: s.feedN, TimeS: math.Round(now.Seconds()*1000) / 1000, Kind: string(r.Kind), State: r.State.String(), Detail: r.Detail})
-		}
-		if len(s.feed) > feedCap {
-			s.feed = append(s.feed[:0], s.feed[len(s.feed)-feedCap:]...)
-		}
-		s.feedMu.Unlock()
-		if !rd.Changed {
-			s.wake()
+		if s.slog != nil {
+			s.writeLog(statelog.Entry{TimeS: now.Seconds(), Kind: statelog.KindDispatch, State: s.m.State().String(),
+				Command: c.Kind.String(), Detail: c.String()}, false)
 		}
 	}
-	for _, r := range rd.Records {
-		if s.rec != nil {
-			s.rec.Record(now.Seconds(), r.Kind, r.State.String(), r.Detail)
-		}
-		if r.Kind != mission.KindCommand {
-			s.logf("%s %s", r.Kind, r.Detail)
-		}
+	s.keep(now, rd.Records)
+	if len(rd.Records) > 0 && !rd.Changed {
+		s.wake()
 	}
 	if rd.Changed {
 		s.publish()
@@ -353,7 +473,58 @@ func (s *Server) step(ev mission.Event, cmds chan<- mission.Command) mission.Rea
 	return rd
 }
 
+// keep routes records to the live feed, the goals, the black box and the
+// state log. Refused commands go to the black box's refusal ring and
+// within the state log's refusal budget.
+func (s *Server) keep(now time.Duration, recs []mission.Record) {
+	if len(recs) == 0 {
+		return
+	}
+	s.feedMu.Lock()
+	for _, r := range recs {
+		s.feedN++
+		s.feed = append(s.feed, FeedRecord{N: s.feedN, TimeS: math.Round(now.Seconds()*1000) / 1000, Kind: r.Kind,
+			State: r.State.String(), Detail: r.Detail, Goal: r.Goal})
+	}
+	if len(s.feed) > feedCap {
+		s.feed = append(s.feed[:0], s.feed[len(s.feed)-feedCap:]...)
+	}
+	s.feedMu.Unlock()
+	for _, r := range recs {
+		refused := r.Kind == mission.KindCommand && r.Code != ""
+		if r.Goal != nil {
+			s.setGoal(*r.Goal)
+		}
+		if s.rec != nil {
+			if refused {
+				s.rec.RecordRefusal(now.Seconds(), r.Kind, r.State.String(), r.Detail)
+			} else {
+				s.rec.Record(now.Seconds(), r.Kind, r.State.String(), r.Detail)
+			}
+		}
+		if r.Kind != mission.KindCommand {
+			s.logf("%s %s", r.Kind, r.Detail)
+		}
+		if s.slog == nil {
+			continue
+		}
+		if refused && !s.allowRefusal(now) {
+			s.slogDropped++
+			continue
+		}
+		s.writeLog(statelog.Entry{TimeS: now.Seconds(), Kind: r.Kind, State: r.State.String(), Detail: r.Detail,
+			Command: r.Command, Code: r.Code, Goal: r.Goal}, r.Kind == mission.KindTransition)
+	}
+}
+
 func (s *Server) handle(r request, cmds chan<- mission.Command) Reply {
+	if r.refusal != nil {
+		rec := *r.refusal
+		rec.State = s.m.State()
+		s.logf("%s", rec.Detail)
+		s.keep(s.now(), []mission.Record{rec})
+		return Reply{Success: false, Code: rec.Code}
+	}
 	if r.ev == nil {
 		return s.dumpLog()
 	}
@@ -363,7 +534,11 @@ func (s *Server) handle(r request, cmds chan<- mission.Command) Reply {
 		return Reply{Success: false, Code: mission.Code(rd.Err), Message: rd.Err.Error()}
 	}
 	s.logf("%s accepted", r.ev.Name())
-	return Reply{Success: true, Message: r.ev.Name() + " accepted; watch the status for its completion"}
+	rep := Reply{Success: true, Message: r.ev.Name() + " accepted; watch the status for its completion", GoalID: rd.Goal}
+	if rd.Goal != 0 {
+		rep.Message = fmt.Sprintf("%s accepted as goal %d; watch the status or wait for its result", r.ev.Name(), rd.Goal)
+	}
+	return rep
 }
 
 func (s *Server) dumpLog() Reply {
@@ -371,7 +546,7 @@ func (s *Server) dumpLog() Reply {
 		return Reply{Success: false, Code: "recording_disabled", Message: ErrRecordingDisabled.Error()}
 	}
 	now := s.now()
-	s.rec.Record(now.Seconds(), mission.KindCommand, s.m.State().String(), "dump_log: accepted")
+	s.keep(now, []mission.Record{{Kind: mission.KindCommand, State: s.m.State(), Command: "dump_log", Detail: "dump_log: accepted"}})
 	files, err := s.dump()
 	if err != nil {
 		return Reply{Success: false, Code: "dump_failed", Message: err.Error()}
