@@ -162,7 +162,13 @@ func runEnv(ctx context.Context, cfg *Config, attrs map[string]map[string]float6
 			if err != nil {
 				return nil, err
 			}
-			fw, err := flightlog.New(out)
+			// Each robot's log under its own namespace, so that the logs of
+			// a multi-robot run overlay without mixing (issue 17 item 16).
+			var opt flightlog.Options
+			if p.robots > 1 {
+				opt.Namespace = fmt.Sprintf("uav%d", k+1)
+			}
+			fw, err := flightlog.NewWithOptions(out, opt)
 			if err != nil {
 				return nil, err
 			}

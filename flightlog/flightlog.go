@@ -7,7 +7,13 @@
 //
 // Foxglove's 3-D panel draws +z up, so positions are written in ENU
 // (x East, y North, z Up) in the frame "world", converted from Shakedown's
-// NED; the vehicle's frame is "base_link" (FLU).
+// NED; the vehicle's frame is "base_link" (FLU). A log of one of several
+// robots (Options.Namespace) puts its topics under "/<namespace>" and its
+// frames under "<namespace>/", beside the shared "world", so that the logs
+// of a multi-robot flight overlay without mixing when opened together.
+//
+// A channel is written with its first message: a log has no empty
+// channels.
 package flightlog
 
 import (
@@ -48,11 +54,21 @@ const (
 // and not concurrently.
 type Writer struct {
 	w        *mcap.Writer
+	ns       string
 	channels map[string]uint16
+	schemaID map[string]uint16
 	seq      map[uint16]uint32
 	flown    []pose
 	lastFlow float64
 	err      error
+}
+
+// Options configures a Writer; the zero value is one robot's log.
+type Options struct {
+	// Namespace names the robot among several ("uav2"): topics become
+	// "/uav2/vehicle/pose", …, the body frame "uav2/base_link". "" = none.
+	// Letters, digits, '_' and '-' only.
+	Namespace string
 }
 
 type pose struct {
@@ -62,7 +78,15 @@ type pose struct {
 }
 
 // New starts an MCAP file on out (chunked, zstd, with CRCs and an index).
-func New(out io.Writer) (*Writer, error) {
+func New(out io.Writer) (*Writer, error) { return NewWithOptions(out, Options{}) }
+
+// NewWithOptions is New with options.
+func NewWithOptions(out io.Writer, opt Options) (*Writer, error) {
+	for _, r := range opt.Namespace {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return nil, fmt.Errorf("flightlog: namespace %q: want letters, digits, '_' or '-'", opt.Namespace)
+		}
+	}
 	mw, err := mcap.NewWriter(out, &mcap.WriterOptions{Chunked: true, ChunkSize: 1 << 20, Compression: mcap.CompressionZSTD, IncludeCRC: true})
 	if err != nil {
 		return nil, fmt.Errorf("flightlog: %w", err)
@@ -70,18 +94,56 @@ func New(out io.Writer) (*Writer, error) {
 	if err := mw.WriteHeader(&mcap.Header{Profile: "", Library: library}); err != nil {
 		return nil, fmt.Errorf("flightlog: %w", err)
 	}
-	w := &Writer{w: mw, channels: map[string]uint16{}, seq: map[uint16]uint32{}, lastFlow: math.Inf(-1)}
-	for i, c := range channelDefs {
-		sid := uint16(i + 1)
-		if err := mw.WriteSchema(&mcap.Schema{ID: sid, Name: c.schema, Encoding: "jsonschema", Data: []byte(schemas[c.schema])}); err != nil {
-			return nil, fmt.Errorf("flightlog: %w", err)
-		}
-		if err := mw.WriteChannel(&mcap.Channel{ID: sid, SchemaID: sid, Topic: c.topic, MessageEncoding: "json"}); err != nil {
-			return nil, fmt.Errorf("flightlog: %w", err)
-		}
-		w.channels[c.topic] = sid
+	return &Writer{w: mw, ns: opt.Namespace, channels: map[string]uint16{}, schemaID: map[string]uint16{},
+		seq: map[uint16]uint32{}, lastFlow: math.Inf(-1)}, nil
+}
+
+// Topic returns the topic a Writer with namespace ns writes topic on.
+func Topic(ns, topic string) string {
+	if ns == "" {
+		return topic
 	}
-	return w, nil
+	return "/" + ns + topic
+}
+
+// Frame returns the name of a robot's frame (BodyFrame) under namespace
+// ns; the world frame is shared.
+func Frame(ns, frame string) string {
+	if ns == "" || frame == WorldFrame {
+		return frame
+	}
+	return ns + "/" + frame
+}
+
+// channel returns the id of topic's channel, writing its schema and
+// channel records first when it has none yet.
+func (w *Writer) channel(topic string) (uint16, error) {
+	if id, ok := w.channels[topic]; ok {
+		return id, nil
+	}
+	schema := ""
+	for _, c := range channelDefs {
+		if c.topic == topic {
+			schema = c.schema
+		}
+	}
+	if schema == "" {
+		return 0, fmt.Errorf("flightlog: unknown topic %s", topic)
+	}
+	sid, ok := w.schemaID[schema]
+	if !ok {
+		sid = uint16(len(w.schemaID) + 1)
+		if err := w.w.WriteSchema(&mcap.Schema{ID: sid, Name: schema, Encoding: "jsonschema", Data: []byte(schemas[schema])}); err != nil {
+			return 0, err
+		}
+		w.schemaID[schema] = sid
+	}
+	id := uint16(len(w.channels) + 1)
+	if err := w.w.WriteChannel(&mcap.Channel{ID: id, SchemaID: sid, Topic: Topic(w.ns, topic), MessageEncoding: "json"}); err != nil {
+		return 0, err
+	}
+	w.channels[topic] = id
+	return id, nil
 }
 
 var channelDefs = []struct{ topic, schema string }{
@@ -123,7 +185,11 @@ func (w *Writer) write(topic string, t float64, v any) {
 		w.err = fmt.Errorf("flightlog: %s: %w", topic, err)
 		return
 	}
-	id := w.channels[topic]
+	id, err := w.channel(topic)
+	if err != nil {
+		w.err = fmt.Errorf("flightlog: %s: %w", topic, err)
+		return
+	}
 	ns := uint64(math.Round(t * 1e9))
 	w.seq[id]++
 	if err := w.w.WriteMessage(&mcap.Message{ChannelID: id, Sequence: w.seq[id], LogTime: ns, PublishTime: ns, Data: b}); err != nil {
@@ -180,16 +246,32 @@ type (
 		Size  vec3   `json:"size"`
 		Color color  `json:"color"`
 	}
+	// sceneEntity is foxglove.SceneEntity: every array is required, so
+	// the kinds of primitive not drawn here are written empty.
 	sceneEntity struct {
-		Timestamp   stamp  `json:"timestamp"`
-		FrameID     string `json:"frame_id"`
-		ID          string `json:"id"`
-		Lifetime    stamp  `json:"lifetime"`
-		FrameLocked bool   `json:"frame_locked"`
-		Cubes       []cube `json:"cubes"`
+		Timestamp   stamp      `json:"timestamp"`
+		FrameID     string     `json:"frame_id"`
+		ID          string     `json:"id"`
+		Lifetime    stamp      `json:"lifetime"`
+		FrameLocked bool       `json:"frame_locked"`
+		Metadata    []struct{} `json:"metadata"`
+		Arrows      []struct{} `json:"arrows"`
+		Cubes       []cube     `json:"cubes"`
+		Spheres     []struct{} `json:"spheres"`
+		Cylinders   []struct{} `json:"cylinders"`
+		Lines       []struct{} `json:"lines"`
+		Triangles   []struct{} `json:"triangles"`
+		Texts       []struct{} `json:"texts"`
+		Models      []struct{} `json:"models"`
+	}
+	// deletion is foxglove.SceneEntityDeletion.
+	deletion struct {
+		Timestamp stamp  `json:"timestamp"`
+		Type      int    `json:"type"` // 0 MATCHING_ID, 1 ALL
+		ID        string `json:"id"`
 	}
 	sceneUpdate struct {
-		Deletions []struct{}    `json:"deletions"`
+		Deletions []deletion    `json:"deletions"`
 		Entities  []sceneEntity `json:"entities"`
 	}
 	logLine struct {
@@ -226,7 +308,7 @@ func enuAtt(q geom.Quat) quat {
 func (w *Writer) Pose(t float64, pos geom.Vec3, att geom.Quat) {
 	p := fgPose{Position: enu(pos), Orientation: enuAtt(att)}
 	w.write(TopicPose, t, poseInFrame{Timestamp: ts(t), FrameID: WorldFrame, Pose: p})
-	w.write(TopicTF, t, frameTransform{Timestamp: ts(t), ParentFrameID: WorldFrame, ChildFrameID: BodyFrame, Translation: p.Position, Rotation: p.Orientation})
+	w.write(TopicTF, t, frameTransform{Timestamp: ts(t), ParentFrameID: WorldFrame, ChildFrameID: Frame(w.ns, BodyFrame), Translation: p.Position, Rotation: p.Orientation})
 	if n := len(w.flown); n < maxFlownPoints && (n == 0 || t-w.flown[n-1].t >= flownStepS-1e-9) {
 		w.flown = append(w.flown, pose{t, pos, att})
 	}
@@ -259,7 +341,7 @@ func (w *Writer) IdealPath(t float64, path []geom.Vec3) {
 // Scene records the obstacles as translucent cubes and the placement area
 // as a thin flat cube at ground level, at t.
 func (w *Writer) Scene(t float64, area *world.Area, boxes []world.Box) {
-	var ents []sceneEntity
+	ents := []sceneEntity{}
 	for i, b := range boxes {
 		// In ENU the box's l side runs along North turned by r toward East:
 		// a rotation of −r about z with l along the cube's y.
@@ -269,7 +351,7 @@ func (w *Writer) Scene(t float64, area *world.Area, boxes []world.Box) {
 			Size:  vec3{X: b.W, Y: b.L, Z: b.H},
 			Color: color{R: 1, G: 0.5, B: 0.05, A: 0.6},
 		}
-		ents = append(ents, sceneEntity{Timestamp: ts(t), FrameID: WorldFrame, ID: fmt.Sprintf("obstacle-%d", i+1), Cubes: []cube{cu}})
+		ents = append(ents, entity(t, fmt.Sprintf("obstacle-%d", i+1), cu))
 	}
 	if area != nil {
 		cu := cube{
@@ -277,9 +359,15 @@ func (w *Writer) Scene(t float64, area *world.Area, boxes []world.Box) {
 			Size:  vec3{X: area.MaxY - area.MinY, Y: area.MaxX - area.MinX, Z: 0.02},
 			Color: color{R: 0.85, G: 0.15, B: 0.15, A: 0.15},
 		}
-		ents = append(ents, sceneEntity{Timestamp: ts(t), FrameID: WorldFrame, ID: "placement-area", Cubes: []cube{cu}})
+		ents = append(ents, entity(t, "placement-area", cu))
 	}
-	w.write(TopicScene, t, sceneUpdate{Deletions: []struct{}{}, Entities: ents})
+	w.write(TopicScene, t, sceneUpdate{Deletions: []deletion{}, Entities: ents})
+}
+
+func entity(t float64, id string, cu cube) sceneEntity {
+	none := []struct{}{}
+	return sceneEntity{Timestamp: ts(t), FrameID: WorldFrame, ID: id, Metadata: none, Arrows: none, Cubes: []cube{cu},
+		Spheres: none, Cylinders: none, Lines: none, Triangles: none, Texts: none, Models: none}
 }
 
 // Log levels of foxglove.Log.
@@ -322,12 +410,10 @@ func (w *Writer) WriteGNSS(t float64, g GNSS) {
 	w.write(TopicGNSS, t, map[string]any{"timestamp": ts(t), "fix_type": g.Fix, "satellites": g.Satellites,
 		"eph": g.EphM, "epv": g.EpvM, "position": enu(g.Pos)})
 	if g.Valid {
-		status := 0
-		if g.Fix < 2 {
-			status = -1
-		}
-		w.write(TopicGNSSFix, t, map[string]any{"timestamp": ts(t), "frame_id": BodyFrame,
-			"latitude": g.LatDeg, "longitude": g.LonDeg, "altitude": g.Alt, "status": status,
+		// foxglove.LocationFix has no fix status: only fixes of 2-D or
+		// better (Valid) are written.
+		w.write(TopicGNSSFix, t, map[string]any{"timestamp": ts(t), "frame_id": Frame(w.ns, BodyFrame),
+			"latitude": g.LatDeg, "longitude": g.LonDeg, "altitude": g.Alt,
 			"position_covariance":      [9]float64{g.EphM * g.EphM, 0, 0, 0, g.EphM * g.EphM, 0, 0, 0, g.EpvM * g.EpvM},
 			"position_covariance_type": 2})
 	}

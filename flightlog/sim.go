@@ -1,6 +1,8 @@
 package flightlog
 
 import (
+	"fmt"
+
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/vehicle"
 )
@@ -14,6 +16,7 @@ type SimRecorder struct {
 	Home scenario.LatLonAlt // for the GNSS latitude and longitude; zero = PX4 SITL's spawn point
 
 	events    int
+	crashed   bool
 	lastGNSS  float64
 	lastRange float64
 	lastBat   float64
@@ -37,6 +40,17 @@ func (r *SimRecorder) Sample(s *vehicle.Sim) {
 			r.W.Event(e.T, LevelInfo, "autopilot", e.Text)
 		}
 		r.events = len(ev)
+	}
+	if c, ok := s.Crash(); ok && !r.crashed {
+		// The crash as it happens (the sample after the contact, within the
+		// recording period), not only with the run's verdict.
+		r.crashed = true
+		what := "the ground"
+		if c.Obstacle >= 0 {
+			what = fmt.Sprintf("obstacle %d", c.Obstacle+1)
+		}
+		r.W.Event(t, LevelError, "crash", fmt.Sprintf("crashed into %s at t = %.2f s, %.1f m/s, at (%.2f, %.2f, %.2f) NED",
+			what, c.T, c.SpeedMS, c.Pos.X, c.Pos.Y, c.Pos.Z))
 	}
 	tel := s.Telemetry()
 	r.W.WriteIMU(t, IMU{AccelMS2: tel.IMU.Accel, GyroRadS: tel.IMU.Gyro})

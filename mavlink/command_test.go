@@ -106,7 +106,7 @@ func TestMissionUpload(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []vehicle.MissionItem
-		r.srv.Do(ctx, func(*vehicle.Sim) { got, _ = r.srv.core.vehicleItems(r.srv.core.mission) })
+		r.srv.Do(ctx, func(*vehicle.Sim) { got, _, _ = r.srv.core.vehicleItems(r.srv.core.mission) })
 		if len(got) != len(items) {
 			t.Fatalf("vehicle holds %d items; want %d", len(got), len(items))
 		}

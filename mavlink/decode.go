@@ -49,6 +49,7 @@ const (
 	idObstacleDist  = 330
 	idCommandAck    = 77
 	idAutopilotVers = 148
+	idProtocolVers  = 300
 )
 
 // refPoint ties the local frame to the globe: a point known in both.

@@ -28,6 +28,7 @@ const (
 	ResultFailed              = 4
 	ResultInProgress          = 5
 	ResultCancelled           = 6
+	ResultUnsupportedFrame    = 9 // MAV_RESULT_UNSUPPORTED_MAV_FRAME
 )
 
 var resultNames = [...]string{"ACCEPTED", "TEMPORARILY_REJECTED", "DENIED", "UNSUPPORTED", "FAILED",
@@ -86,10 +87,13 @@ const (
 	cmdDoReposition     = 192
 	cmdDoPauseContinue  = 193
 	cmdDoMotorTest      = 209
+	cmdDoSetMissionCur  = 224
 	cmdMissionStart     = 300
 	cmdArmDisarm        = 400
+	cmdGetMsgInterval   = 510
 	cmdSetMsgInterval   = 511
 	cmdRequestMessage   = 512
+	cmdRequestProtoVers = 519
 	cmdRequestAPVersion = 520
 )
 
@@ -98,7 +102,8 @@ var commandNames = map[uint16]string{
 	cmdNavTakeoff: "NAV_TAKEOFF", cmdDoSetMode: "DO_SET_MODE", cmdDoChangeSpeed: "DO_CHANGE_SPEED",
 	cmdDoFlightTerm: "DO_FLIGHTTERMINATION", cmdDoReposition: "DO_REPOSITION", cmdDoPauseContinue: "DO_PAUSE_CONTINUE",
 	cmdDoMotorTest: "DO_MOTOR_TEST", cmdMissionStart: "MISSION_START", cmdArmDisarm: "COMPONENT_ARM_DISARM",
-	cmdSetMsgInterval: "SET_MESSAGE_INTERVAL", cmdRequestMessage: "REQUEST_MESSAGE", cmdRequestAPVersion: "REQUEST_AUTOPILOT_CAPABILITIES",
+	cmdSetMsgInterval: "SET_MESSAGE_INTERVAL", cmdGetMsgInterval: "GET_MESSAGE_INTERVAL", cmdDoSetMissionCur: "DO_SET_MISSION_CURRENT",
+	cmdRequestProtoVers: "REQUEST_PROTOCOL_VERSION", cmdRequestMessage: "REQUEST_MESSAGE", cmdRequestAPVersion: "REQUEST_AUTOPILOT_CAPABILITIES",
 }
 
 func commandName(c uint16) string {

@@ -26,12 +26,19 @@ type rig struct {
 
 func newRig(t *testing.T, simCfg vehicle.SimConfig, vcfg Config) *rig {
 	t.Helper()
+	return newRigAt(t, simCfg, vcfg, 1)
+}
+
+// newRigAt is newRig with the server at speed (simulated seconds per wall
+// second).
+func newRigAt(t *testing.T, simCfg vehicle.SimConfig, vcfg Config, speed float64) *rig {
+	t.Helper()
 	sim, err := vehicle.NewSim(simCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, b, cut := memPipe()
-	srv, err := NewServer(ServerConfig{Sim: sim, Endpoints: a.endpoints()})
+	srv, err := NewServer(ServerConfig{Sim: sim, Endpoints: a.endpoints(), Speed: speed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ const (
 	missionStateNone    = 1
 	missionStateWaiting = 2
 	missionStateActive  = 3
+	missionStatePaused  = 4
 	missionStateDone    = 5
 )
 
@@ -162,13 +163,15 @@ func modeName(f Flavor, base uint8, custom uint32) string {
 
 // simPX4Mode returns the PX4 custom_mode and base_mode (without the armed
 // flag) that the server reports for an embedded autopilot mode; PX4 reports
-// AUTO.LOITER while it repositions, so Goto reads as hold (px4.md §5.1).
+// AUTO.LOITER while it repositions, so Goto reads as hold (px4.md §5.1),
+// and on the ground, where PX4 SITL without a remote control sits in Hold
+// (it never reports AUTO.READY), idle reads as hold too.
 func simPX4Mode(m autopilot.Mode) (custom uint32, base uint8) {
 	const auto = baseModeCustom | baseModeAuto | baseModeGuided | baseModeStabilize // 29
 	switch m {
 	case autopilot.ModeTakeoff:
 		return PX4Mode(px4Auto, px4AutoTakeoff), auto
-	case autopilot.ModeHold, autopilot.ModeGoto:
+	case autopilot.ModeHold, autopilot.ModeGoto, autopilot.ModeIdle:
 		return PX4Mode(px4Auto, px4AutoLoiter), auto
 	case autopilot.ModeMission:
 		return PX4Mode(px4Auto, px4AutoMission), auto
@@ -179,5 +182,5 @@ func simPX4Mode(m autopilot.Mode) (custom uint32, base uint8) {
 	case autopilot.ModeLand:
 		return PX4Mode(px4Auto, px4AutoLand), auto
 	}
-	return PX4Mode(px4Auto, px4AutoReady), auto
+	return PX4Mode(px4Auto, px4AutoLoiter), auto
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/bluenviron/gomavlib/v3"
 	"github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
+	"github.com/bluenviron/gomavlib/v3/pkg/frame"
+	"github.com/bluenviron/gomavlib/v3/pkg/message"
 
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/vehicle"
@@ -30,7 +32,8 @@ type ServerConfig struct {
 	Speed float64
 	// Clock paces the simulation; nil = RealClock.
 	Clock Clock
-	// Tick is the wall period of the simulation loop; 0 = 5 ms.
+	// Tick is the wall period of the simulation loop; 0 = 5 ms / Speed
+	// (one 200-Hz simulation step per tick), between 0.5 and 5 ms.
 	Tick time.Duration
 	// Origin is the geographic position of the local frame's origin; zero =
 	// scenario.SITLHome (PX4 SITL's default spawn point).
@@ -43,18 +46,36 @@ type ServerConfig struct {
 	Logf func(format string, args ...any)
 }
 
+// minTick is the shortest default tick.
+const minTick = 500 * time.Microsecond
+
 // MaxCatchUpS is the most vehicle time one tick steps; a loop that fell
 // further behind lets the simulation lag rather than flood the link.
 const MaxCatchUpS = 1.0
 
 // Server serves a vehicle.Sim as a PX4-like MAVLink vehicle. Create it with
 // NewServer and call Run.
+//
+// Each link starts in MAVLink 1 and switches to MAVLink 2 for good once a
+// MAVLink 2 frame comes over it, as PX4 does with MAV_PROTO_VER = 0
+// (automatic): a MAVLink-1 ground station can parse what it is sent.
+// Messages that MAVLink 1 cannot carry (ids above 255) are not sent to a
+// MAVLink-1 link, except PROTOCOL_VERSION, which the protocol sends as
+// MAVLink 2 to show that the vehicle speaks it.
 type Server struct {
-	cfg  ServerConfig
-	node *gomavlib.Node
-	core *core
-	reqs chan func(*vehicle.Sim)
-	done chan struct{}
+	cfg   ServerConfig
+	node  *gomavlib.Node
+	core  *core
+	links map[*gomavlib.Channel]*link
+	reqs  chan func(*vehicle.Sim)
+	done  chan struct{}
+}
+
+// link is the state of one channel: the MAVLink version the peer speaks,
+// and the sequence number of our MAVLink-1 frames on it.
+type link struct {
+	v2  bool
+	seq uint8
 }
 
 // NewServer opens the links; nothing is sent before Run.
@@ -81,7 +102,13 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		cfg.Clock = RealClock{}
 	}
 	if cfg.Tick == 0 {
-		cfg.Tick = 5 * time.Millisecond
+		// One simulation step (5 ms of vehicle time) per tick, at most
+		// 2000 ticks a second: a sped-up vehicle spreads its messages over
+		// the wall time as PX4 SITL does, rather than sending the
+		// messages of several steps in one burst that a reader polling the
+		// latest telemetry sees only the last of.
+		cfg.Tick = time.Duration(math.Max(float64(5*time.Millisecond)/cfg.Speed, float64(minTick)))
+		cfg.Tick = min(cfg.Tick, 5*time.Millisecond)
 	}
 	if cfg.Tick < 0 {
 		return nil, fmt.Errorf("mavlink: tick %v must be > 0", cfg.Tick)
@@ -104,7 +131,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("mavlink: %w", err)
 	}
 	return &Server{cfg: cfg, node: node, core: newCore(cfg.Sim, cfg.SystemID, cfg.ComponentID, cfg.Origin, cfg.FailsafeDelayS),
-		reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{})}, nil
+		links: map[*gomavlib.Channel]*link{}, reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{})}, nil
 }
 
 // Run serves until ctx is done, then closes the links.
@@ -130,6 +157,9 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 			switch e := ev.(type) {
 			case *gomavlib.EventFrame:
+				if _, v2 := e.Frame.(*frame.V2Frame); v2 {
+					s.linkOf(e.Channel).v2 = true
+				}
 				c.handle(e.Channel, e.SystemID(), e.ComponentID(), e.Message())
 				s.flush()
 			case *gomavlib.EventChannelOpen:
@@ -137,8 +167,9 @@ func (s *Server) Run(ctx context.Context) error {
 					s.cfg.Logf("link %s open", e.Channel)
 				}
 				// Greet a new link at once rather than at the next 1-Hz beat.
-				_ = s.node.WriteMessageTo(e.Channel, c.heartbeatMsg())
+				s.write(e.Channel, c.heartbeatMsg())
 			case *gomavlib.EventChannelClose:
+				delete(s.links, e.Channel)
 				// A ground-station link with nobody listening closes on
 				// ICMP "port unreachable" and reopens every second: say so
 				// once.
@@ -187,14 +218,42 @@ func (s *Server) Do(ctx context.Context, f func(*vehicle.Sim)) bool {
 
 func (s *Server) flush() {
 	for _, o := range s.core.take() {
-		var err error
 		if ch, ok := o.to.(*gomavlib.Channel); ok && ch != nil {
-			err = s.node.WriteMessageTo(ch, o.msg)
-		} else {
-			err = s.node.WriteMessageAll(o.msg)
+			s.write(ch, o.msg)
+			continue
 		}
-		if err != nil {
-			s.cfg.Logf("write %T: %v", o.msg, err)
+		for ch := range s.links {
+			s.write(ch, o.msg)
 		}
+	}
+}
+
+func (s *Server) linkOf(ch *gomavlib.Channel) *link {
+	l := s.links[ch]
+	if l == nil {
+		l = &link{}
+		s.links[ch] = l
+	}
+	return l
+}
+
+// write sends m on ch in the version the link speaks.
+func (s *Server) write(ch *gomavlib.Channel, m message.Message) {
+	l := s.linkOf(ch)
+	var err error
+	switch id := m.GetID(); {
+	case l.v2 || id == idProtocolVers:
+		err = s.node.WriteMessageTo(ch, m)
+	case id > 255:
+		return // MAVLink 1 has no room for the id
+	default:
+		fr := &frame.V1Frame{SequenceNumber: l.seq, SystemID: s.cfg.SystemID, ComponentID: s.cfg.ComponentID, Message: m}
+		l.seq++
+		if err = s.node.FixFrame(fr); err == nil {
+			err = s.node.WriteFrameTo(ch, fr)
+		}
+	}
+	if err != nil {
+		s.cfg.Logf("write %T: %v", m, err)
 	}
 }

@@ -93,11 +93,12 @@ func TestModes(t *testing.T) {
 		})
 	}
 	// Each embedded mode maps to the PX4 mode whose name is its own (goto
-	// reads as hold, as PX4 reports a reposition).
+	// reads as hold, as PX4 reports a reposition, and so does idle on the
+	// ground, as PX4 SITL reports it).
 	for m := autopilot.ModeIdle; m <= autopilot.ModeLand; m++ {
 		custom, base := simPX4Mode(m)
 		want := m.String()
-		if m == autopilot.ModeGoto {
+		if m == autopilot.ModeGoto || m == autopilot.ModeIdle {
 			want = "hold"
 		}
 		if got := modeName(FlavorPX4, base, custom); got != want || base != 29 {

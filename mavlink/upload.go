@@ -16,6 +16,7 @@ import (
 const (
 	frameGlobal       = 0 // MAV_FRAME_GLOBAL: altitude AMSL
 	frameGlobalRelAlt = 3 // MAV_FRAME_GLOBAL_RELATIVE_ALT
+	frameGlobalInt    = 5 // MAV_FRAME_GLOBAL_INT: altitude AMSL
 	frameGlobalRelInt = 6 // MAV_FRAME_GLOBAL_RELATIVE_ALT_INT
 )
 

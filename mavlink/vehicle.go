@@ -58,6 +58,11 @@ type Config struct {
 	// CruiseMS is the Goto speed when none is given; 0 = 5 m/s
 	// (MPC_XY_CRUISE).
 	CruiseMS float64
+	// ArmRetry is how long, in vehicle time, Arm goes on asking (once a
+	// second) while the autopilot answers TEMPORARILY_REJECTED, as PX4 does
+	// until its preflight checks pass some seconds after boot; 0 = no
+	// retry.
+	ArmRetry time.Duration
 	// Logf receives diagnostics; nil = none.
 	Logf func(format string, args ...any)
 }
@@ -105,6 +110,8 @@ func (c *Config) defaults() error {
 	switch {
 	case c.AckTimeout < 0 || c.MissionTimeout < 0 || c.LinkTimeout < 0 || c.HeartbeatPeriod < 0:
 		return errors.New("mavlink: negative timeout in Config")
+	case c.ArmRetry < 0:
+		return errors.New("mavlink: negative ArmRetry in Config")
 	case c.Tries < 0 || c.MissionRetries < 0:
 		return errors.New("mavlink: negative tries in Config")
 	case !(c.StreamHz > 2) || math.IsInf(c.StreamHz, 0):
@@ -475,9 +482,20 @@ func (v *Vehicle) modeCommand(ctx context.Context, f func() error) error {
 	return nil
 }
 
-// Arm arms the motors.
+// Arm arms the motors; while the autopilot answers TEMPORARILY_REJECTED
+// it asks again once a second of vehicle time, for Config.ArmRetry.
 func (v *Vehicle) Arm(ctx context.Context) error {
-	return v.Command(ctx, cmdArmDisarm, [7]float32{1})
+	var waited time.Duration
+	for {
+		err := v.Command(ctx, cmdArmDisarm, [7]float32{1})
+		if !errors.Is(err, ErrTemporarilyRejected) || waited >= v.cfg.ArmRetry {
+			return err
+		}
+		if _, werr := v.Wait(ctx, time.Second, nil); werr != nil {
+			return fmt.Errorf("%w (then: %w)", err, werr)
+		}
+		waited += time.Second
+	}
 }
 
 // Disarm disarms on the ground (the autopilot refuses in the air).
