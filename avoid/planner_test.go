@@ -92,7 +92,7 @@ func TestTreeGoesRoundTheFreeSide(t *testing.T) {
 	}
 	p.process(0, pos)
 	p.hist.build(p.mem, pos)
-	p.buildTree(pos, geom.Vec3{}, goal, goal)
+	p.buildTree(pos, geom.Vec3{}, goal, goal, true)
 	path := p.Path()
 	if len(path) < 3 {
 		t.Fatalf("path %v: want at least two nodes past the vehicle", path)
@@ -263,5 +263,55 @@ func BenchmarkPlanCycle(b *testing.B) {
 		req.T = float64(i) * 0.1
 		_ = p.Observe(req.T, c.Pos, c.Att, c.Points)
 		p.Avoid(req)
+	}
+}
+
+// No point cloud for timeout_critical_ (0.5 s) after one has come makes
+// the planner hover where it is (LOITER); before the first cloud it waits
+// timeout_startup_ (5 s).
+func TestCloudTimeoutHovers(t *testing.T) {
+	p := newPlanner(t)
+	pos := geom.Vec3{X: 3, Z: -10}
+	req := autopilot.AvoidRequest{Est: control.State{Pos: pos, Att: geom.QuatIdentity}, Goal: geom.Vec3{X: 40, Z: -10}, PrevGoal: geom.Vec3{Z: -10}, Airborne: true}
+	for i := range 10 {
+		req.T = float64(i) * 0.1
+		_ = p.Observe(req.T, pos, geom.QuatIdentity, nil)
+		p.Avoid(req)
+	}
+	if p.State() == Loiter {
+		t.Fatal("hovering while clouds arrive")
+	}
+	// Clouds stop at t = 0.9 s.
+	for i := 10; i < 20; i++ {
+		req.T = float64(i) * 0.1
+		p.Avoid(req)
+	}
+	p.Avoid(autopilot.AvoidRequest{T: 2.0, Est: req.Est, Goal: req.Goal, PrevGoal: req.PrevGoal, Airborne: true})
+	if p.State() != Loiter {
+		t.Errorf("1.1 s without a cloud: state %v; want LOITER", p.State())
+	}
+	// The smoothed setpoint settles on the hover point.
+	var sp autopilot.AvoidSetpoint
+	for i := 21; i < 40; i++ {
+		sp = p.Avoid(autopilot.AvoidRequest{T: float64(i) * 0.1, Est: req.Est, Goal: req.Goal, PrevGoal: req.PrevGoal, Airborne: true})
+	}
+	if d := sp.Pos.XY().Dist(pos.XY()); d > 0.1 {
+		t.Errorf("hover setpoint %v is %.2f m from the vehicle at %v", sp.Pos, d, pos)
+	}
+	// A fresh planner that never got a cloud flies for the start-up 5 s.
+	q := newPlanner(t)
+	for i := range 45 {
+		req.T = float64(i) * 0.1
+		q.Avoid(req)
+	}
+	if q.State() == Loiter {
+		t.Errorf("within the 5-s start-up: state %v", q.State())
+	}
+	for i := 45; i < 60; i++ {
+		req.T = float64(i) * 0.1
+		q.Avoid(req)
+	}
+	if q.State() != Loiter {
+		t.Errorf("after 6 s without any cloud: state %v; want LOITER", q.State())
 	}
 }

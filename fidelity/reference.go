@@ -135,6 +135,8 @@ func ParseCSV(name string, r io.Reader) ([]Reference, error) {
 			return nil, &ParseError{File: name, Line: line, Field: "usable", Err: fmt.Errorf("%q is not yes or no", u)}
 		}
 		switch y := get(rec, "yaml"); {
+		case y != "" && filepath.IsAbs(y):
+			ref.YAML = y
 		case y != "":
 			ref.YAML = filepath.Join(dir, filepath.FromSlash(y))
 		case ref.Mission != "":

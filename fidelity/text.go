@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -44,4 +45,26 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// MarshalJSON writes the statistics with null for values that could not be
+// computed (NaN), which JSON has no number for.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	type plain Stats
+	b, err := json.Marshal(struct {
+		plain
+		Rho      *float64 `json:"spearman_rho"`
+		P        *float64 `json:"p_value"`
+		RhoNear  *float64 `json:"spearman_rho_near"`
+		AirRatio *float64 `json:"airborne_ratio_median"`
+		PathErrM *float64 `json:"path_error_mean_m"`
+	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM)})
+	return b, err
+}
+
+func opt(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
