@@ -118,9 +118,8 @@ type Autopilot struct {
 
 	rtlPhase int
 
-	off   Offboard
-	offT  float64
-	offOK bool
+	off  Offboard
+	offT float64
 
 	avoider   Avoider
 	avoidUsed bool      // this step's setpoint came from the avoider

@@ -129,14 +129,14 @@ func sortedKeys(m map[string]float64) []string {
 
 // param describes how one PX4 parameter maps onto Config.
 type param struct {
-	set   func(c *Config, v float64)
-	noop  bool // accepted and recorded, but it changes nothing in the embedded simulator
-	scale float64
+	set  func(c *Config, v float64)
+	noop bool // accepted and recorded, but it changes nothing in the embedded simulator
 }
 
 var params = map[string]param{
 	"MPC_XY_CRUISE":    {set: func(c *Config, v float64) { c.CruiseMS = v }},
 	"MPC_ACC_HOR":      {set: func(c *Config, v float64) { c.AccHorMS2 = v }},
+	"MPC_JERK_AUTO":    {set: func(c *Config, v float64) { c.JerkAutoMS3 = v }},
 	"MPC_Z_V_AUTO_UP":  {set: func(c *Config, v float64) { c.ZVelUpMS = v }},
 	"MPC_Z_V_AUTO_DN":  {set: func(c *Config, v float64) { c.ZVelDnMS = v }},
 	"MPC_XY_ERR_MAX":   {set: func(c *Config, v float64) { c.XYErrMaxM = v }},

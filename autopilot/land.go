@@ -57,7 +57,7 @@ func (a *Autopilot) detectLanding(est control.State, thrust, t, dt float64) {
 	if !contact && a.landed && a.mode != ModeIdle {
 		a.landed = false
 	}
-	if a.landed == true && a.thrustUp(est) {
+	if a.landed && a.thrustUp(est) {
 		a.landed = false
 	}
 }

@@ -140,10 +140,13 @@ func (m *costMatrix) compute(h *histogram, goal, position, vel, closest geom.Vec
 func (m *costMatrix) markDist() {
 	m.rawColNZ = [GridZ]bool{}
 	m.anyDist = false
-	for k, v := range m.dist {
-		if v != 0 {
-			m.rawColNZ[k%GridZ] = true
-			m.anyDist = true
+	for ie := range GridE {
+		row := m.dist[ie*GridZ : (ie+1)*GridZ]
+		for iz, v := range row {
+			if v != 0 {
+				m.rawColNZ[iz] = true
+				m.anyDist = true
+			}
 		}
 	}
 }

@@ -100,6 +100,13 @@ func TestTreeGoesRoundTheFreeSide(t *testing.T) {
 	if y := path[1].Y; y >= 0 {
 		t.Errorf("first node at y = %.2f; want the free side (y < 0)", y)
 	}
+	// 40 expansions reach alongside the box (its near face is x = 8) on
+	// the free side, more than 2 m out from its West edge y = −2.5: the
+	// sigmoid saturates there and the conic inflation keeps the path off.
+	end := path[len(path)-1]
+	if end.X < 8 || end.Y > -4.5 || len(path) < 5 {
+		t.Errorf("path ends at %v after %d nodes; want alongside the box at y < -4.5 after at least 4 nodes", end, len(path)-1)
+	}
 	for i, q := range path {
 		if d := box.Distance(q.XY()); d < 0.5 {
 			t.Errorf("node %d at %v is %.2f m from the box", i, q, d)

@@ -265,7 +265,8 @@ func flyTest(ctx context.Context, ref Reference, cs *scenario.CaseStudy, cfg Con
 			tr.TimedOut++
 		}
 		if len(px4Path) > 1 {
-			pathErr += lateral(trace.Positions(r.Trace), px4Path)
+			// At Aerialist's 0.5-s resampling, enough for a path error.
+			pathErr += lateral(trace.Positions(trace.Resample(r.Trace, run.ResamplePeriodS)), px4Path)
 		}
 	}
 	n := float64(cfg.Runs)
@@ -278,9 +279,12 @@ func flyTest(ctx context.Context, ref Reference, cs *scenario.CaseStudy, cfg Con
 	return tr, nil
 }
 
-// lateral is the mean distance from the airborne part of the simulated
-// path to PX4's traced XY path, averaged with the mean distance the other
-// way (a symmetric mean lateral distance).
+// lateral is the mean lateral distance between the airborne part of the
+// simulated path and PX4's traced XY path: the mean distance from each
+// simulated point to the nearest traced point, averaged with the mean
+// distance from each traced point to the simulated polyline. The traced
+// path is a set of points read off a plot's pixels, in no particular
+// order, so it is never joined into a line.
 func lateral(sim []geom.Vec3, px4 []geom.Vec2) float64 {
 	var pts []geom.Vec2
 	for _, p := range sim {
@@ -288,22 +292,26 @@ func lateral(sim []geom.Vec3, px4 []geom.Vec2) float64 {
 			pts = append(pts, p.XY())
 		}
 	}
-	if len(pts) < 2 {
+	if len(pts) < 2 || len(px4) == 0 {
 		return math.NaN()
 	}
-	return (meanDist(pts, px4) + meanDist(px4, pts)) / 2
-}
-
-func meanDist(a, line []geom.Vec2) float64 {
-	s := 0.0
-	for _, p := range a {
+	toPX4 := 0.0
+	for _, p := range pts {
 		best := math.Inf(1)
-		for i := 1; i < len(line); i++ {
-			best = math.Min(best, segDist(p, line[i-1], line[i]))
+		for _, q := range px4 {
+			best = math.Min(best, p.Dist(q))
 		}
-		s += best
+		toPX4 += best
 	}
-	return s / float64(len(a))
+	toSim := 0.0
+	for _, q := range px4 {
+		best := math.Inf(1)
+		for i := 1; i < len(pts); i++ {
+			best = math.Min(best, segDist(q, pts[i-1], pts[i]))
+		}
+		toSim += best
+	}
+	return (toPX4/float64(len(pts)) + toSim/float64(len(px4))) / 2
 }
 
 func segDist(p, a, b geom.Vec2) float64 {

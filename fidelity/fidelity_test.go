@@ -6,8 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/run"
+	"github.com/shakedown-robotics/shakedown/scenario"
 )
 
 func TestSpearmanByHand(t *testing.T) {
@@ -116,5 +121,68 @@ func TestEvaluateKnownRho(t *testing.T) {
 				t.Errorf("%s: %+v: want a clear flight", tr.Test, tr)
 			}
 		}
+	}
+}
+
+// A folder of YAMLs with their logs: PX4's distance is Aerialist's rule on
+// the log's trajectory, the same number the judge gives that trajectory;
+// a YAML without its log is an error naming it.
+func TestFromFolder(t *testing.T) {
+	dir := t.TempDir()
+	for dst, src := range map[string]string{
+		"flight.yaml":                "testdata/tiny/near1.yaml",
+		"flight.ulg":                 "../ulog/testdata/sample_log_small.ulg", // PX4's sample log
+		"case_studies/mission1.plan": "testdata/tiny/case_studies/mission1.plan",
+	} {
+		data, err := os.ReadFile(filepath.FromSlash(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, dst)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refs, err := FromFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != 1 || refs[0].Test != "flight" || refs[0].Mission != "mission1" {
+		t.Fatalf("got %+v", refs)
+	}
+	cs, err := scenario.LoadCaseStudy(filepath.Join(dir, "flight.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := readULogTrajectory(filepath.Join(dir, "flight.ulg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := run.Judge(cs, tr, nil, run.Ending{T: tr[len(tr)-1].T}, 500).MinClearanceM
+	if want == nil || math.Abs(refs[0].MinDistM-*want) > 1e-4 {
+		t.Errorf("distance %v; want the judge's %v", refs[0].MinDistM, want)
+	}
+	if _, err := FromFolder(filepath.Join("testdata", "folder")); err == nil || !strings.Contains(err.Error(), "nolog.yaml") {
+		t.Errorf("a YAML without its log: %v; want an error naming nolog.yaml", err)
+	}
+}
+
+// The lateral distance of a path to a point set traced beside it: a
+// straight line 1 m beside the traced points is 1 m off both ways.
+func TestLateral(t *testing.T) {
+	var sim []geom.Vec3
+	var px4 []geom.Vec2
+	for i := range 21 {
+		sim = append(sim, geom.Vec3{X: float64(i), Y: 1, Z: -10})
+		// Traced points in no order, on y = 0.
+		px4 = append(px4, geom.Vec2{X: float64((i * 8) % 21)})
+	}
+	if got := lateral(sim, px4); math.Abs(got-1) > 1e-12 {
+		t.Errorf("lateral = %v; want 1", got)
+	}
+	if got := lateral(sim[:1], px4); !math.IsNaN(got) {
+		t.Errorf("one point: %v; want NaN", got)
 	}
 }

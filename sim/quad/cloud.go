@@ -126,6 +126,7 @@ func (c *cloudCam) capture(t float64, pos geom.Vec3, att geom.Quat, scene *world
 		az := (float64(zi)+0.5)*c.cell - math.Pi
 		sa, ca := math.Sincos(az)
 		// Horizontal intersections of this column with each footprint.
+		anyHit := false
 		for i := range scene.Boxes {
 			sIn, sOut, ok := footprintSpan(&scene.Boxes[i], pos.X, pos.Y, ca, sa, maxR)
 			if !ok {
@@ -134,8 +135,18 @@ func (c *cloudCam) capture(t float64, pos geom.Vec3, att geom.Quat, scene *world
 			}
 			b := &scene.Boxes[i]
 			hits[i] = colHit{sIn: sIn, sOut: sOut, z0: b.Z, z1: b.Top()}
+			anyHit = true
 		}
-		for ei := e0; ei <= e1; ei++ {
+		top := e1
+		if !anyHit {
+			// Only the ground can return a point here: rows that look down
+			// steeply enough to meet it within the range.
+			if alt >= maxR {
+				continue
+			}
+			top = min(e1, int(math.Floor((-math.Asin(alt/maxR)+math.Pi/2)/c.cell)))
+		}
+		for ei := e0; ei <= top; ei++ {
 			el := (float64(ei)+0.5)*c.cell - math.Pi/2
 			se, ce := math.Sincos(el)
 			d := geom.Vec3{X: ce * ca, Y: ce * sa, Z: -se}
