@@ -14,7 +14,22 @@ type Config struct {
 	// or "mavlink". "" = "state_only".
 	AdapterMode string
 
-	MaxAltitudeM    float64 // max_altitude: the band above home waypoints must keep to (> 0)
+	MaxAltitudeM float64 // max_altitude: the band above home waypoints must keep to (> 0, ≤ MaxAltitudeLimitM)
+	// GroundMarginM is ground_margin: how far above home every waypoint
+	// must be, z ≤ home_z − GroundMarginM (≥ 0, below MaxAltitudeM). Home
+	// is one telemetry sample, and a waypoint "just above" it can be under
+	// the real ground (issue 21: z = 0 flew to 3 cm above it). 0 is the
+	// specification's rule z < home_z. Default 0.5 m (Shakedown's choice:
+	// a quarter of the 2 m take-off height).
+	GroundMarginM float64
+	// MaxHorDistM is max_hor_dist, the geofence: the largest horizontal
+	// distance from home a waypoint may have; waypoints beyond it are
+	// refused (CodeGeofence), and telemetry beyond it by more than
+	// AltitudeMarginM fires FAILSAFE geofence_breach. It is PX4's
+	// GF_MAX_HOR_DIST, measured from home too, but it cannot be disabled:
+	// > 0 and ≤ MaxCoordM. Default 1000 m (Shakedown's choice: PX4's default
+	// 0 disables its fence; missions here span tens of metres).
+	MaxHorDistM     float64
 	AltitudeMarginM float64 // how far telemetry may leave the band before FAILSAFE (overshoot), ≥ 0
 	TakeoffAltM     float64 // take-off height above home (> 0, ≤ MaxAltitudeM)
 	AirborneTolM    float64 // take-off is confirmed at TakeoffAltM − AirborneTolM (≥ 0, < TakeoffAltM)
@@ -64,6 +79,7 @@ func DefaultConfig() Config {
 	return Config{
 		AdapterMode:  "state_only",
 		MaxAltitudeM: 30, AltitudeMarginM: 0.5, // Shakedown's choice
+		GroundMarginM: 0.5, MaxHorDistM: 1000,
 		TakeoffAltM: 2, AirborneTolM: 0.5, // the specification's demo flies at z = −2
 		ArrivalRadiusM: 1, StillSpeedMS: 0.2,
 		TelemetryTimeout: time.Second, ConnectTimeout: 10 * time.Second,
@@ -121,6 +137,18 @@ func (c Config) Validate() error {
 	}
 	if c.LandHold < 0 || c.LinkLoss < 0 || c.TiltHold < 0 {
 		return fmt.Errorf("mission: config LandHold %v, LinkLoss %v and TiltHold %v must be ≥ 0", c.LandHold, c.LinkLoss, c.TiltHold)
+	}
+	if c.MaxAltitudeM > MaxAltitudeLimitM {
+		return fmt.Errorf("mission: config MaxAltitudeM %v above %v m", c.MaxAltitudeM, MaxAltitudeLimitM)
+	}
+	if !finite(c.GroundMarginM) || c.GroundMarginM < 0 || c.GroundMarginM >= c.MaxAltitudeM {
+		return fmt.Errorf("mission: config GroundMarginM %v: must be ≥ 0 and below MaxAltitudeM %v", c.GroundMarginM, c.MaxAltitudeM)
+	}
+	if !finite(c.MaxHorDistM) || c.MaxHorDistM <= 0 || c.MaxHorDistM > MaxCoordM {
+		return fmt.Errorf("mission: config MaxHorDistM %v: must be > 0 and at most %v m", c.MaxHorDistM, MaxCoordM)
+	}
+	if c.ReturnSpeedMS > MaxSpeedMS || c.ReturnSlowSpeedMS > MaxSpeedMS {
+		return fmt.Errorf("mission: config ReturnSpeedMS %v and ReturnSlowSpeedMS %v must be at most %v m/s", c.ReturnSpeedMS, c.ReturnSlowSpeedMS, MaxSpeedMS)
 	}
 	if c.MaxTiltRad > math.Pi {
 		return fmt.Errorf("mission: config MaxTiltRad %v above π", c.MaxTiltRad)

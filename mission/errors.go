@@ -30,9 +30,12 @@ var (
 	ErrNotBool          = errors.New("mission: must be true or false")
 	ErrNotList          = errors.New("mission: must be a list")
 	ErrSpeed            = errors.New("mission: must be a finite number > 0")
+	ErrSpeedRange       = errors.New("mission: above 50 m/s (MaxSpeedMS)")
+	ErrCoordRange       = errors.New("mission: beyond ±100000 m (MaxCoordM)")
+	ErrGeofence         = errors.New("mission: outside the geofence (max_hor_dist from home)")
 	ErrEmptyMission     = errors.New("mission: must hold at least one waypoint")
 	ErrTooManyWaypoints = errors.New("mission: holds more than 100 waypoints")
-	ErrAltitude         = errors.New("mission: violates home_z - max_altitude <= z < home_z")
+	ErrAltitude         = errors.New("mission: violates home_z - max_altitude <= z <= home_z - ground_margin")
 	ErrMaxAltitude      = errors.New("mission: must be a finite number > 0")
 	ErrRange            = errors.New("mission: out of range")
 )
@@ -83,11 +86,13 @@ const (
 	CodeNothingToCancel = "nothing_to_cancel"
 	CodeGoalNotFound    = "goal_not_found"
 	CodeGoalDone        = "goal_done"
+	CodeGeofence        = "geofence_violation" // a waypoint beyond max_hor_dist from home
 )
 
 // Code returns the stable code of an error from Step or ParseCommand: ""
-// for nil, CodeBadJSON for input that is not a JSON object, CodeInvalid for
-// other invalid input, and the matching Code* value for a refusal.
+// for nil, CodeBadJSON for input that is not a JSON object, CodeGeofence for
+// a waypoint outside the geofence, CodeInvalid for other invalid input, and
+// the matching Code* value for a refusal.
 func Code(err error) string {
 	var pe *ParseError
 	switch {
@@ -95,6 +100,8 @@ func Code(err error) string {
 		return ""
 	case errors.Is(err, ErrSyntax), errors.Is(err, ErrNotObject):
 		return CodeBadJSON
+	case errors.Is(err, ErrGeofence):
+		return CodeGeofence
 	case errors.As(err, &pe):
 		return CodeInvalid
 	case errors.Is(err, ErrWrongState):

@@ -16,6 +16,22 @@ const DefaultSpeedMS = 3.0
 // MaxWaypoints is the most waypoints one mission may hold.
 const MaxWaypoints = 100
 
+// Bounds every coordinate and speed is held to when it is parsed, so that
+// no finite number the API accepts can overflow a distance, a rounding or
+// the status JSON (1e200 squared is +Inf; 1.8e305 × 1000 too).
+const (
+	// MaxCoordM bounds |x|, |y| and |z| of a waypoint, home_z and the
+	// geofence, m: 100 km, the range the case-study codecs accept from home
+	// (scenario.MaxRangeM), far beyond any geofence a mission flies in.
+	MaxCoordM = 100e3
+	// MaxSpeedMS bounds a waypoint's speed, m/s: 50 m/s is above PX4's
+	// largest MPC_XY_VEL_MAX (20 m/s) and any multirotor Shakedown flies.
+	MaxSpeedMS = 50.0
+	// MaxAltitudeLimitM bounds max_altitude, m: 10 km, the upper end of
+	// PX4's GF_MAX_VER_DIST.
+	MaxAltitudeLimitM = 10e3
+)
+
 // Waypoint is a target in local NED (z down, metres) and the speed to fly
 // there; SpeedMS 0 means DefaultSpeedMS.
 type Waypoint struct {
@@ -47,6 +63,10 @@ func exact(f float64) string {
 	}
 	return trimZeros(strconv.FormatFloat(f, 'f', -1, 64))
 }
+
+// short formats f as the shortest text that parses back to it, with an
+// exponent for large values: messages about out-of-range numbers use it.
+func short(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // num formats a float compactly and stably: at most three decimals.
 func num(f float64) string {

@@ -1,6 +1,7 @@
 package mission
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -58,6 +59,14 @@ func FuzzParseCommand(f *testing.F) {
 		check := func(w Waypoint) {
 			if !w.Pos().IsFinite() || !(w.SpeedMS > 0) || math.IsInf(w.SpeedMS, 0) {
 				t.Fatalf("accepted a bad waypoint %+v", w)
+			}
+			// Issue 21 item 3: every accepted number is in range, so its
+			// status JSON encodes.
+			if math.Abs(w.X) > MaxCoordM || math.Abs(w.Y) > MaxCoordM || math.Abs(w.Z) > MaxCoordM || w.SpeedMS > MaxSpeedMS {
+				t.Fatalf("accepted an out-of-range waypoint %+v", w)
+			}
+			if _, err := json.Marshal(Target{X: round3(w.X), Y: round3(w.Y), Z: round3(w.Z), SpeedMS: round3(w.SpeedMS)}); err != nil {
+				t.Fatalf("waypoint %+v: %v", w, err)
 			}
 		}
 		switch e := ev.(type) {

@@ -229,7 +229,7 @@ func (m *Machine) apply(ev Event) error {
 		if err := ValidateBand(m.home.Z, m.cfg.MaxAltitudeM); err != nil {
 			return err
 		}
-		if err := ValidateWaypoint(w, m.home.Z, m.cfg.MaxAltitudeM, ""); err != nil {
+		if err := m.cfg.Fence(m.home).Check(w, ""); err != nil {
 			return err
 		}
 		w.SpeedMS = w.speed()
@@ -245,7 +245,7 @@ func (m *Machine) apply(ev Event) error {
 		if m.hasTarget {
 			return fmt.Errorf("%w: mission while flying to %s", ErrTargetActive, m.target)
 		}
-		if err := ValidateMission(e.Waypoints, m.home.Z, m.cfg.MaxAltitudeM); err != nil {
+		if err := m.cfg.Fence(m.home).CheckMission(e.Waypoints); err != nil {
 			return err
 		}
 		wps := make([]Waypoint, len(e.Waypoints))
@@ -521,6 +521,11 @@ func (m *Machine) watch() {
 		}
 		m.failsafe(ReasonAltitude, fmt.Sprintf("z = %s outside [%s, %s] (home_z %s, max_altitude %s, margin %s)",
 			numPast(z, bound), num(ceil), num(floor), num(m.home.Z), num(cfg.MaxAltitudeM), num(cfg.AltitudeMarginM)))
+		return
+	}
+	if d := math.Hypot(m.tel.Pos.X-m.home.X, m.tel.Pos.Y-m.home.Y); d > cfg.MaxHorDistM+cfg.AltitudeMarginM {
+		m.failsafe(ReasonGeofence, fmt.Sprintf("%s m from home, beyond max_hor_dist %s m (margin %s)",
+			numPast(d, cfg.MaxHorDistM+cfg.AltitudeMarginM), num(cfg.MaxHorDistM), num(cfg.AltitudeMarginM)))
 		return
 	}
 	if e := m.tel.EphM; cfg.PosLossEphM > 0 && e > cfg.PosLossEphM {

@@ -38,6 +38,15 @@ func TestConfigValidate(t *testing.T) {
 		{"link loss negative", func(c *Config) { c.LinkLoss = -time.Second }, false},
 		{"land hold zero", func(c *Config) { c.LandHold = 0 }, true},
 		{"arrival radius NaN", func(c *Config) { c.ArrivalRadiusM = math.NaN() }, false},
+		{"max altitude 10 km", func(c *Config) { c.MaxAltitudeM = 10e3 }, true},
+		{"max altitude 1.8e305", func(c *Config) { c.MaxAltitudeM = 1.8e305 }, false},
+		{"ground margin off", func(c *Config) { c.GroundMarginM = 0 }, true},
+		{"ground margin negative", func(c *Config) { c.GroundMarginM = -0.1 }, false},
+		{"ground margin at max altitude", func(c *Config) { c.GroundMarginM = 30 }, false},
+		{"geofence off refused", func(c *Config) { c.MaxHorDistM = 0 }, false},
+		{"geofence 100 km", func(c *Config) { c.MaxHorDistM = 100e3 }, true},
+		{"geofence 1e200", func(c *Config) { c.MaxHorDistM = 1e200 }, false},
+		{"return speed 1e306", func(c *Config) { c.ReturnSpeedMS = 1e306 }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -305,6 +314,86 @@ func (f *fly) must(ev Event) {
 	f.t.Helper()
 	if err := f.do(ev); err != nil {
 		f.t.Fatalf("%s: %v", ev.Name(), err)
+	}
+}
+
+// TestStatusJSONHugeValues is issue 21 item 3: huge finite numbers must
+// not blank the status. Before round3 was bounded, x ≥ 1.8e305 rounded to
+// +Inf and json.Marshal failed, so GET /v1/status and the stream went
+// empty while the vehicle flew.
+func TestStatusJSONHugeValues(t *testing.T) {
+	for _, v := range []float64{1.8e305, -1.7976931348623157e308, 1e15, 9.2e12} {
+		f := newFly(t, DefaultConfig())
+		f.must(Connect{})
+		f.must(Tick{})
+		f.m.Step(f.now, Telemetry{Pos: geom.Vec3{X: v, Y: -v, Z: v}, Vel: geom.Vec3{X: v}, Battery: v})
+		st := f.m.Status()
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatalf("telemetry at %g: status JSON: %v", v, err)
+		}
+		if st.Position == nil || st.Position.X != v {
+			t.Errorf("telemetry at %g: got position %+v; want x = %g kept as is", v, st.Position, v)
+		}
+		if !strings.Contains(string(b), `"state":`) {
+			t.Errorf("status JSON %s has no state", b)
+		}
+	}
+	for _, c := range []struct{ in, want float64 }{{1.23456, 1.235}, {-0.0004, 0}, {1e12, 1e12}, {1.8e305, 1.8e305}} {
+		if got := round3(c.in); got != c.want {
+			t.Errorf("round3(%g) = %g; want %g", c.in, got, c.want)
+		}
+	}
+}
+
+// TestFenceBounds is issue 21 items 2 to 4 at the Fence level: the
+// geofence about home (not the origin), the ground margin and the range
+// bounds, each naming its field.
+func TestFenceBounds(t *testing.T) {
+	f := Fence{Home: geom.Vec3{X: 500, Y: -500, Z: -1}, MaxAltitudeM: 30, GroundMarginM: 0.5, MaxHorDistM: 1000}
+	tests := []struct {
+		name  string
+		w     Waypoint
+		field string // "" = valid
+		want  error
+	}{
+		{"near home", Waypoint{X: 500, Y: -500, Z: -3}, "", nil},
+		{"fence edge about home", Waypoint{X: 1500, Y: -500, Z: -3}, "", nil},
+		{"beyond the fence", Waypoint{X: 1500.01, Y: -500, Z: -3}, "x", ErrGeofence},
+		{"the origin is not home", Waypoint{X: -500.1, Y: -500, Z: -3}, "x", ErrGeofence},
+		{"x 1e200", Waypoint{X: 1e200, Z: -3}, "x", ErrCoordRange},
+		{"y -1e154", Waypoint{Y: -1e154, Z: -3}, "y", ErrCoordRange},
+		{"z 1.8e305", Waypoint{Z: 1.8e305}, "z", ErrCoordRange},
+		{"speed 1.8e305", Waypoint{X: 500, Y: -500, Z: -3, SpeedMS: 1.8e305}, "speed", ErrSpeedRange},
+		{"speed 50", Waypoint{X: 500, Y: -500, Z: -3, SpeedMS: 50}, "", nil},
+		{"margin edge", Waypoint{X: 500, Y: -500, Z: -1.5}, "", nil},
+		{"inside the margin", Waypoint{X: 500, Y: -500, Z: -1.49}, "z", ErrAltitude},
+		{"at home", Waypoint{X: 500, Y: -500, Z: -1}, "z", ErrAltitude},
+		{"below home", Waypoint{X: 500, Y: -500, Z: 0}, "z", ErrAltitude},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := f.Check(tt.w, "")
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("got %v; want nil", err)
+				}
+				return
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || !errors.Is(err, tt.want) || pe.Field != tt.field {
+				t.Fatalf("got %v; want %v at %s", err, tt.want, tt.field)
+			}
+		})
+	}
+	if got := Code(f.Check(Waypoint{X: 5000, Z: -3}, "")); got != CodeGeofence {
+		t.Errorf("Code of a geofence refusal: got %q; want %q", got, CodeGeofence)
+	}
+	// ValidateBand bounds home_z and max_altitude (--home-z 1.8e305 blanked the status).
+	for _, c := range []struct{ homeZ, maxAlt float64 }{{1.8e305, 30}, {-100001, 30}, {0, 1.8e305}, {0, 10001}} {
+		if err := ValidateBand(c.homeZ, c.maxAlt); err == nil {
+			t.Errorf("ValidateBand(%g, %g): got nil; want an error", c.homeZ, c.maxAlt)
+		}
 	}
 }
 

@@ -21,7 +21,8 @@ import (
 // It is strict: unknown and duplicate fields, booleans, strings or null
 // where a number belongs, numbers too large to be finite, an empty list and
 // more than MaxWaypoints waypoints are refused with a *ParseError naming the
-// field. A waypoint's speed is optional (DefaultSpeedMS) and must be > 0.
+// field, and so are coordinates beyond ±MaxCoordM. A waypoint's speed is
+// optional (DefaultSpeedMS) and must be > 0 and at most MaxSpeedMS.
 // The altitude rule needs home and is checked by the Machine.
 func ParseCommand(data []byte) (Event, error) {
 	ms, err := readObject(data, "")
@@ -193,8 +194,13 @@ func waypoint(ms []member, field, skip string) (Waypoint, error) {
 			return Waypoint{}, err
 		}
 		*dst = v
-		if m.key == "speed" && !(v > 0) {
+		switch {
+		case m.key == "speed" && !(v > 0):
 			return Waypoint{}, &ParseError{Field: pre + "speed", Err: ErrSpeed, Detail: num(v)}
+		case m.key == "speed" && v > MaxSpeedMS:
+			return Waypoint{}, &ParseError{Field: pre + "speed", Err: ErrSpeedRange, Detail: short(v)}
+		case m.key != "speed" && math.Abs(v) > MaxCoordM:
+			return Waypoint{}, &ParseError{Field: pre + m.key, Err: ErrCoordRange, Detail: short(v)}
 		}
 	}
 	for i, n := range []string{"x", "y", "z"} {

@@ -24,7 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 //
 // Directives:
 //
-//	config key=value ...      new machine (keys: max_altitude, battery_min, link_loss, failsafe_land, takeoff_alt)
+//	config key=value ...      new machine (keys: max_altitude, battery_min, link_loss, failsafe_land, takeoff_alt,
+//	                          mode, pos_eph, max_tilt, ground_margin, max_hor_dist)
 //	setup [home_z]            connect, arm, take off and reach EXECUTING at (0, 0, home_z) silently
 //	cmd <json>                parse a command and step it
 //	connect | armed | airborne | pause | resume | cancel | return_home | land | reset
@@ -192,6 +193,10 @@ func (s *script) run(cmd string, args []string) {
 				cfg.PosLossEphM = fnum(v)
 			case "max_tilt":
 				cfg.MaxTiltRad = fnum(v) * math.Pi / 180
+			case "ground_margin":
+				cfg.GroundMarginM = fnum(v)
+			case "max_hor_dist":
+				cfg.MaxHorDistM = fnum(v)
 			default:
 				t.Fatalf("config: unknown key %q", k)
 			}

@@ -86,4 +86,5 @@ const (
 	ReasonVehicleDisarmed  = "vehicle_disarmed"
 	ReasonPositionLost     = "position_lost"
 	ReasonAttitude         = "attitude_failure"
+	ReasonGeofence         = "geofence_breach" // telemetry beyond max_hor_dist (PX4's GF_ACTION default: hold)
 )

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -54,6 +55,11 @@ type CaseStudy struct {
 	Headless bool
 
 	Obstacles []world.Box
+	// ObstacleLines are the lines of Source the Obstacles were read from
+	// (ParseCaseStudy sets them), for errors that name a line: see
+	// Rules.CheckCaseStudy. Nil, or of another length than Obstacles (the
+	// obstacles were replaced), means not known.
+	ObstacleLines []int
 	// Commands are test.commands when the YAML has them, else those of
 	// test.commands_file.
 	Commands []Command
@@ -197,6 +203,20 @@ func ParseCaseStudy(name string, data []byte, resolve func(path string) ([]byte,
 	return cs, nil
 }
 
+// maxSimSpeed bounds simulation.speed: PX4 SITL's lockstep runs at most a
+// few dozen times real time; 1000 leaves room and keeps durations finite.
+const maxSimSpeed = 1000
+
+// inRange checks a length or coordinate read from a file: within
+// ±MaxRangeM, the range the plan codec accepts for positions. A finite
+// 1e308 is a number, but no place Shakedown can fly.
+func inRange(v float64) error {
+	if math.Abs(v) > MaxRangeM {
+		return fmt.Errorf("%g out of range [%g, %g]", v, -MaxRangeM, MaxRangeM)
+	}
+	return nil
+}
+
 // csParser turns a decoded yDoc into a CaseStudy, one section at a time.
 type csParser struct {
 	name    string
@@ -273,6 +293,8 @@ func (p *csParser) drone(cs *CaseStudy, dk string, d *yDrone) error {
 	}
 
 	switch {
+	case len(d.Params) > MaxParams:
+		return p.errorf(dk+".params", "%d parameters, more than %d", len(d.Params), MaxParams)
 	case d.Params != nil: // Aerialist reads params_file only without params
 		for _, k := range sortedKeys(d.Params) {
 			path := dk + ".params." + k
@@ -343,20 +365,25 @@ func (p *csParser) simulation(cs *CaseStudy, sim *ySim) error {
 		if err != nil {
 			return err
 		}
-		if v <= 0 {
-			return p.errorf("simulation.speed", "%v, want a speed factor above 0", v)
+		if v <= 0 || v > maxSimSpeed {
+			return p.errorf("simulation.speed", "%v, want a speed factor above 0 and at most %v", v, maxSimSpeed)
 		}
 		cs.Speed = v
 	}
 	if sim.Headless != nil {
 		cs.Headless = *sim.Headless
 	}
+	if len(sim.Obstacles) > MaxBoxes {
+		return p.errorf("simulation.obstacles", "%d obstacles, more than %d", len(sim.Obstacles), MaxBoxes)
+	}
 	for i, o := range sim.Obstacles {
-		b, err := p.obstacle(fmt.Sprintf("simulation.obstacles[%d]", i), o)
+		path := fmt.Sprintf("simulation.obstacles[%d]", i)
+		b, err := p.obstacle(path, o)
 		if err != nil {
 			return err
 		}
 		cs.Obstacles = append(cs.Obstacles, b)
+		cs.ObstacleLines = append(cs.ObstacleLines, p.ix.lineOf(path))
 	}
 	return nil
 }
@@ -386,6 +413,9 @@ func (p *csParser) obstacle(path string, o yObstacle) (world.Box, error) {
 		if err != nil {
 			return world.Box{}, err
 		}
+		if err := inRange(v); err != nil {
+			return world.Box{}, p.wrap(path+"."+f.field, err)
+		}
 		*f.dst = v
 	}
 	if o.Size.R != nil {
@@ -400,6 +430,8 @@ func (p *csParser) obstacle(path string, o yObstacle) (world.Box, error) {
 func (p *csParser) test(cs *CaseStudy, tk string, t *yTest) error {
 	switch {
 	case t == nil:
+	case len(t.Commands) > MaxCommands:
+		return p.errorf(tk+".commands", "%d commands, more than %d", len(t.Commands), MaxCommands)
 	case t.Commands != nil: // Aerialist reads commands_file only without commands
 		for i, c := range t.Commands {
 			cmd, err := p.command(fmt.Sprintf("%s.commands[%d]", tk, i), c)
@@ -460,6 +492,15 @@ func decodeYAML(name string, data []byte) (ix *yamlIndex, doc yDoc, err error) {
 			ix, doc, err = nil, yDoc{}, &ParseError{File: name, Err: fmt.Errorf("YAML parser failed: %v", r)}
 		}
 	}()
+	// A UTF-8 byte-order mark is allowed at the start (YAML 1.2 §5.2;
+	// PyYAML, which Aerialist uses, reads it).
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(data) > MaxYAMLBytes {
+		return nil, doc, &ParseError{File: name, Err: fmt.Errorf("%w: %d bytes, more than %d", ErrFileTooLarge, len(data), MaxYAMLBytes)}
+	}
+	if err := checkYAMLShape(name, data); err != nil {
+		return nil, doc, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, doc, yamlError(name, nil, err)
@@ -509,7 +550,7 @@ func yamlError(name string, ix *yamlIndex, err error) error {
 }
 
 func describe(v any) string {
-	switch v.(type) {
+	switch v := v.(type) {
 	case nil:
 		return "null"
 	case string:
@@ -521,7 +562,7 @@ func describe(v any) string {
 	case map[string]any:
 		return "a mapping"
 	case float64:
-		return "the fraction " + strconv.FormatFloat(v.(float64), 'g', -1, 64)
+		return "the fraction " + strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -54,6 +54,9 @@ func parseParamsCSV(name string, data []byte) (params map[string]float64, ints m
 		if params == nil {
 			params, ints = map[string]float64{}, map[string]bool{}
 		}
+		if len(params) == MaxParams {
+			return nil, nil, perr(n, pname, "more than %d parameters", MaxParams)
+		}
 		params[pname] = v
 		if isInt {
 			ints[pname] = true
@@ -146,6 +149,14 @@ func checkCommand(c Command) (field string, err error) {
 	case !finite(c.R):
 		return "r", fmt.Errorf("r = %v is not a finite number", c.R)
 	}
+	for _, f := range [...]struct {
+		name string
+		v    float64
+	}{{"x", c.X}, {"y", c.Y}, {"z", c.Z}, {"r", c.R}} {
+		if err := inRange(f.v); err != nil {
+			return f.name, fmt.Errorf("%s = %w", f.name, err)
+		}
+	}
 	return "", nil
 }
 
@@ -208,6 +219,9 @@ func parseCommandsCSV(name string, data []byte) ([]Command, error) {
 		c := Command{TimestampUS: int64(v[0]), Mode: int(v[1]), X: v[2], Y: v[3], Z: v[4], R: v[5]}
 		if field, err := checkCommand(c); err != nil {
 			return nil, perr(n, field, "%v", err)
+		}
+		if len(cmds) == MaxCommands {
+			return nil, perr(n, "", "more than %d commands", MaxCommands)
 		}
 		cmds = append(cmds, c)
 	}

@@ -104,13 +104,16 @@ func checkCaseStudy(cs *CaseStudy, missionFile string) error {
 	if cs.Simulator != "" && !simulators[cs.Simulator] {
 		return fmt.Errorf("simulator %q: want gazebo, jmavsim or ros", cs.Simulator)
 	}
-	if !finite(cs.Speed) || cs.Speed <= 0 {
-		return fmt.Errorf("speed %v, want a finite factor above 0", cs.Speed)
+	if !finite(cs.Speed) || cs.Speed <= 0 || cs.Speed > maxSimSpeed {
+		return fmt.Errorf("speed %v, want a finite factor above 0 and at most %v", cs.Speed, maxSimSpeed)
 	}
 	for i, o := range cs.Obstacles {
 		for _, v := range [...]float64{o.L, o.W, o.H, o.X, o.Y, o.Z, o.R} {
 			if !finite(v) {
 				return fmt.Errorf("obstacle %d: %v is not a finite number", i+1, o)
+			}
+			if err := inRange(v); err != nil {
+				return fmt.Errorf("obstacle %d: %w", i+1, err)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,8 +20,11 @@ import (
 // and the path's base name in the YAML's directory. The last two let the
 // competition's files, which live in case_studies/ and name
 // "case_studies/mission2.plan", load from anywhere.
+//
+// Every file is read with ReadFile: the YAML up to MaxYAMLBytes, the files
+// it names up to MaxFileBytes, regular files only.
 func LoadCaseStudy(path string) (*CaseStudy, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, MaxYAMLBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +32,7 @@ func LoadCaseStudy(path string) (*CaseStudy, error) {
 	resolve := func(ref string) ([]byte, error) {
 		tried := referenceCandidates(dir, ref)
 		for _, c := range tried {
-			b, err := os.ReadFile(c)
+			b, err := ReadFile(c, MaxFileBytes)
 			if err == nil {
 				return b, nil
 			}
@@ -73,7 +77,7 @@ func Load(arg string) (*CaseStudy, error) {
 	case ".yaml", ".yml":
 		return LoadCaseStudy(arg)
 	case ".plan":
-		data, err := os.ReadFile(arg)
+		data, err := ReadFile(arg, MaxFileBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -86,4 +90,64 @@ func Load(arg string) (*CaseStudy, error) {
 		return cs, nil
 	}
 	return nil, fmt.Errorf("%w %q: want a built-in name (%s), a .yaml/.yml case study or a .plan mission", ErrUnknownCaseStudy, arg, strings.Join(BuiltinNames(), ", "))
+}
+
+// Errors of ReadFile.
+var (
+	ErrFileTooLarge = errors.New("scenario: file too large")
+	ErrNotRegular   = errors.New("scenario: not a regular file")
+)
+
+// ReadFile reads the file at path, refusing anything but a regular file
+// (a device such as /dev/zero, a pipe such as /dev/stdin, a directory)
+// and files above limit bytes, without reading more than limit + 1 bytes
+// even when the file grows meanwhile. Errors are *fs.PathError values
+// wrapping ErrNotRegular, ErrFileTooLarge or the system's error, so
+// errors.Is(err, fs.ErrNotExist) works as for os.ReadFile. Every command
+// that reads a file a user names should read it with ReadFile.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	bad := func(err error) error { return &fs.PathError{Op: "read", Path: path, Err: err} }
+	fi, err := os.Stat(path) // before opening: opening a FIFO would block
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, bad(fmt.Errorf("%w (%s)", ErrNotRegular, describeMode(fi.Mode())))
+	}
+	if fi.Size() > limit {
+		return nil, bad(fmt.Errorf("%w: %d bytes, more than %d", ErrFileTooLarge, fi.Size(), limit))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() { // replaced between Stat and Open
+		return nil, bad(fmt.Errorf("%w (%s)", ErrNotRegular, describeMode(fi.Mode())))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, bad(fmt.Errorf("%w: more than %d bytes", ErrFileTooLarge, limit))
+	}
+	return data, nil
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
 }

@@ -93,9 +93,11 @@ func (m Mission) Path() []geom.Vec3 {
 const MaxRangeM = 100e3
 
 // Validate reports whether m is a mission Shakedown can fly and encode: a
-// home with a valid latitude and longitude and finite altitude, a take-off at
-// the origin first, a landing last, waypoints in between, and finite
-// positions within MaxRangeM of home.
+// home with a valid latitude and longitude and finite altitude, at most
+// MaxItems items, a take-off at the origin first, a landing last, waypoints
+// in between, finite positions within MaxRangeM of home, take-off and
+// waypoint altitudes above 0 and at most MaxAltitudeM above home, and a
+// landing altitude from MinLandAltitudeM to MaxAltitudeM.
 func (m Mission) Validate() error {
 	if err := checkLatLon(m.Home.LatDeg, m.Home.LonDeg); err != nil {
 		return fmt.Errorf("home: %w", err)
@@ -106,6 +108,9 @@ func (m Mission) Validate() error {
 	n := len(m.Items)
 	if n < 2 {
 		return errors.New("a mission needs at least a takeoff and a land item")
+	}
+	if n > MaxItems {
+		return fmt.Errorf("%d items, more than %d", n, MaxItems)
 	}
 	for i, it := range m.Items {
 		if err := it.check(i, n); err != nil {
@@ -131,6 +136,10 @@ func (it Item) check(i, n int) error {
 		return fmt.Errorf("position %v is not finite", it.Pos)
 	case it.Kind == Takeoff && (it.Pos.X != 0 || it.Pos.Y != 0):
 		return fmt.Errorf("takeoff at (%g, %g), want the origin (the take-off spot is home)", it.Pos.X, it.Pos.Y)
+	case it.Kind != Land && !(-it.Pos.Z > 0 && -it.Pos.Z <= MaxAltitudeM):
+		return fmt.Errorf("%v altitude %g m, want above 0 and at most %g m above home", it.Kind, -it.Pos.Z, MaxAltitudeM)
+	case it.Kind == Land && !(-it.Pos.Z >= MinLandAltitudeM && -it.Pos.Z <= MaxAltitudeM):
+		return fmt.Errorf("land altitude %g m, want %g to %g m above home", -it.Pos.Z, MinLandAltitudeM, MaxAltitudeM)
 	case it.Pos.XY().Norm() > MaxRangeM:
 		return fmt.Errorf("position %.0f m from home, more than %g m", it.Pos.XY().Norm(), MaxRangeM)
 	case !finite(it.AcceptRadiusM) || it.AcceptRadiusM < 0:

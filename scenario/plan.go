@@ -77,6 +77,7 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 	perr := func(field string, format string, args ...any) error {
 		return &ParseError{File: name, Field: field, Err: fmt.Errorf(format, args...)}
 	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte-order mark, as in the YAML
 	var pf planFile
 	if err := json.Unmarshal(data, &pf); err != nil {
 		return Mission{}, jsonError(name, "", data, err)
@@ -90,6 +91,8 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 		return Mission{}, perr("mission", "missing")
 	case len(pf.Mission.Items) == 0:
 		return Mission{}, perr("mission.items", "no items")
+	case len(pf.Mission.Items) > MaxItems:
+		return Mission{}, perr("mission.items", "%d items, more than %d", len(pf.Mission.Items), MaxItems)
 	}
 
 	// Decode the items and keep the positional ones with their plan index.
@@ -164,6 +167,12 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 			return Mission{}, perr(field+".params[6]", "altitude %s is not a finite number", fmtPtr(it.Params[6]))
 		}
 		p.altM = *it.Params[6]
+		switch {
+		case kind != Land && !(p.altM > 0 && p.altM <= MaxAltitudeM):
+			return Mission{}, perr(field+".params[6]", "%v altitude %g m, want above 0 and at most %g m above home", kind, p.altM, MaxAltitudeM)
+		case kind == Land && !(p.altM >= MinLandAltitudeM && p.altM <= MaxAltitudeM):
+			return Mission{}, perr(field+".params[6]", "land altitude %g m, want %g to %g m above home", p.altM, MinLandAltitudeM, MaxAltitudeM)
+		}
 		if kind == Waypoint && it.Params[1] != nil {
 			r := *it.Params[1]
 			if !finite(r) || r < 0 {

@@ -174,6 +174,31 @@ var planCases = []struct {
 	{"loiter", planJSON(takeoffJSON(), planItemJSON(17, 3, "0", "0", "0", "null", "47.3978", "8.546", "10"), landJSON()), "mission.items[1].command: navigation command 17 is not supported"},
 	{"takeoff without position or home", `{"fileType": "Plan", "mission": {"items": [` + planItemJSON(22, 3, "0", "0", "0", "null", "null", "null", "5") + ", " + landJSON() + `]}}`, "mission.items[0].params[4]: the takeoff has no position and the plan no plannedHomePosition"},
 	{"bad home", `{"fileType": "Plan", "mission": {"items": [` + takeoffJSON() + ", " + landJSON() + `], "plannedHomePosition": [47, 8]}}`, "mission.plannedHomePosition: 2 values, want 3"},
+	// Issue 21 items 18 to 20: altitude ranges, one count limit for every
+	// command, and a byte-order mark.
+	{"byte-order mark", "\xef\xbb\xbf" + planJSON(takeoffJSON(), landJSON()), ""},
+	{"altitude 1e308", planJSON(takeoffJSON(), altWaypointJSON("1e308"), landJSON()), "mission.items[1].params[6]: waypoint altitude 1e+308 m, want above 0 and at most 1000 m above home"},
+	{"altitude -1000", planJSON(takeoffJSON(), altWaypointJSON("-1000"), landJSON()), "mission.items[1].params[6]: waypoint altitude -1000 m"},
+	{"altitude 0", planJSON(takeoffJSON(), altWaypointJSON("0"), landJSON()), "mission.items[1].params[6]: waypoint altitude 0 m"},
+	{"altitude 1000", planJSON(takeoffJSON(), altWaypointJSON("1000"), landJSON()), ""},
+	{"takeoff altitude 1e308", planJSON(planItemJSON(22, 3, "0", "0", "0", "null", "47.3977419", "8.5455938", "1e308"), landJSON()), "mission.items[0].params[6]: takeoff altitude 1e+308 m"},
+	{"land altitude -1000", planJSON(takeoffJSON(), planItemJSON(21, 3, "0", "0", "0", "null", "47.3976308", "8.5455957", "-1000")), "mission.items[1].params[6]: land altitude -1000 m, want -100 to 1000 m above home"},
+	{"1000 items", planJSON(manyItems(1000)...), ""},
+	{"1001 items", planJSON(manyItems(1001)...), "mission.items: 1001 items, more than 1000"},
+	{"40000 items", planJSON(manyItems(40000)...), "mission.items: 40000 items, more than 1000"},
+}
+
+func altWaypointJSON(alt string) string {
+	return planItemJSON(16, 3, "0", "0", "0", "null", "47.3978", "8.546", alt)
+}
+
+// manyItems is a take-off, n − 2 waypoints and a landing.
+func manyItems(n int) []string {
+	items := []string{takeoffJSON()}
+	for range n - 2 {
+		items = append(items, waypointJSON("47.3978", "8.546"))
+	}
+	return append(items, landJSON())
 }
 
 func TestParsePlan(t *testing.T) {

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -90,19 +91,34 @@ func (e *ValidationError) Error() string {
 	return "scenario: invalid obstacles: " + strings.Join(msgs, "; ")
 }
 
+// maxViolations bounds the list Check returns; the rest are counted.
+const maxViolations = 100
+
 // Check returns nil when the obstacles follow r, and otherwise a
-// *ValidationError listing every violation in order: the count, then each
-// obstacle's fields, its placement, and the overlapping pairs.
+// *ValidationError listing the violations in order: the count, then each
+// obstacle's fields, its placement, and the overlapping pairs. When there
+// are more obstacles than r.MaxObstacles, the test is invalid whatever the
+// rest says, so only the first r.MaxObstacles are checked further: the
+// overlap check stops at the first pair beyond them (issue 21: 16000
+// boxes meant 128 million pairs and a 3.9 GB error). At most
+// maxViolations violations are listed.
 func (r Rules) Check(obs []world.Box) error {
 	var vs []Violation
+	more := 0
 	add := func(i, other int, field, format string, args ...any) {
+		if len(vs) == maxViolations {
+			more++
+			return
+		}
 		vs = append(vs, Violation{Obstacle: i, Other: other, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
+	checked := obs
 	if r.MaxObstacles > 0 && len(obs) > r.MaxObstacles {
 		add(0, 0, "count", "%d obstacles, at most %d allowed", len(obs), r.MaxObstacles)
+		checked = obs[:r.MaxObstacles]
 	}
-	sound := make([]bool, len(obs)) // finite, so geometry means something
-	for k, b := range obs {
+	sound := make([]bool, len(checked)) // finite, so geometry means something
+	for k, b := range checked {
 		i := k + 1
 		sound[k] = true
 		for _, f := range [...]struct {
@@ -149,19 +165,53 @@ func (r Rules) Check(obs []world.Box) error {
 		}
 	}
 	if !r.Overlap {
-		for a := range obs {
-			for b := a + 1; b < len(obs); b++ {
-				if sound[a] && sound[b] && obs[a].Overlaps(obs[b]) {
+		for a := range checked {
+			for b := a + 1; b < len(checked) && more == 0; b++ {
+				if sound[a] && sound[b] && checked[a].Overlaps(checked[b]) {
 					add(a+1, b+1, "overlap", "obstacle %d and obstacle %d overlap", a+1, b+1)
 				}
 			}
 		}
+	}
+	if more > 0 {
+		vs = append(vs, Violation{Field: "more", Msg: fmt.Sprintf("and more (the first %d violations are listed)", maxViolations)})
 	}
 	if len(vs) > 0 {
 		return &ValidationError{Violations: vs}
 	}
 	return nil
 }
+
+// CheckCaseStudy checks the obstacles of cs as Check does and returns a
+// *ParseError naming cs.Source, the line of the first offending obstacle
+// and its field ("simulation.obstacles[1].size.w"), wrapping the whole
+// *ValidationError: the message a user can go to. Commands that check a
+// case study's rules should call it rather than Check.
+func (r Rules) CheckCaseStudy(cs *CaseStudy) error {
+	err := r.Check(cs.Obstacles)
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	pe := &ParseError{File: cs.Source, Field: "simulation.obstacles", Err: ve}
+	v := ve.Violations[0]
+	if v.Obstacle > 0 {
+		pe.Field = fmt.Sprintf("simulation.obstacles[%d]", v.Obstacle-1)
+		if f := violationKeys[v.Field]; f != "" {
+			pe.Field += "." + f
+		}
+		if len(cs.ObstacleLines) == len(cs.Obstacles) {
+			pe.Line = cs.ObstacleLines[v.Obstacle-1]
+		}
+	} else if len(cs.ObstacleLines) == len(cs.Obstacles) && len(cs.ObstacleLines) > 0 {
+		pe.Line = cs.ObstacleLines[0]
+	}
+	return pe
+}
+
+// violationKeys maps a Violation's field to the YAML key it is about.
+var violationKeys = map[string]string{"l": "size.l", "w": "size.w", "h": "size.h",
+	"x": "position.x", "y": "position.y", "z": "position.z", "r": "position.r"}
 
 // interval formats the range [lo, hi], "(lo, hi]" when the lower bound is
 // strict, with hi = 0 meaning no upper limit.

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -95,15 +96,30 @@ func (ix *yamlIndex) setKind(p string, v ast.Node) {
 			v = w.Value
 			continue
 		case *ast.TagNode:
+			if t := w.Start; t != nil && (t.Value == "!!str" || t.Value == "tag:yaml.org,2002:str" || t.Value == "!<tag:yaml.org,2002:str>") {
+				ix.kind[p] = ast.StringType // !!str 10 is text, whatever it looks like
+				return
+			}
 			v = w.Value
 			continue
 		}
 		break
 	}
-	if v != nil {
-		ix.kind[p] = v.Type()
+	if v == nil {
+		return
 	}
+	k := v.Type()
+	// goccy/go-yaml reads a plain 1e308 (no decimal point) as a string;
+	// YAML 1.2's core schema, and encoding/json, read it as a number.
+	if s, ok := v.(*ast.StringNode); ok && s.Token != nil && s.Token.Type == token.StringType && yamlFloat.MatchString(s.Value) {
+		k = ast.FloatType
+	}
+	ix.kind[p] = k
 }
+
+// yamlFloat is the core schema's float (YAML 1.2.2 §10.3.2), without the
+// infinities and NaN.
+var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // has reports whether the document has the key p (even with a null value).
 func (ix *yamlIndex) has(p string) bool {

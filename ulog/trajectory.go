@@ -70,6 +70,10 @@ func (fd Field) Uint64(msg []byte) (uint64, bool) {
 	return u, ok
 }
 
+// MaxSpanUS is the longest trajectory Trajectory accepts, µs: a week,
+// far beyond any battery, and far below where int64 µs would wrap.
+const MaxSpanUS = 7 * 24 * 3600 * 1_000_000
+
 // PositionTopic is the topic Aerialist reads trajectories from.
 const PositionTopic = "vehicle_local_position"
 
@@ -103,7 +107,7 @@ func Trajectory(f *File) ([]trace.Sample, error) {
 		}
 	}
 	out := make([]trace.Sample, 0, len(t.Data))
-	var t0 uint64
+	var t0, prev uint64
 	var h0 float64
 	var p0 geom.Vec3
 	for _, msg := range t.Data {
@@ -125,6 +129,15 @@ func Trajectory(f *File) ([]trace.Sample, error) {
 		if len(out) == 0 {
 			t0, p0, h0 = ts, p, h
 		}
+		switch {
+		case ts < prev:
+			return nil, fmt.Errorf("%w: %s sample %d at %d µs is earlier than the sample before it at %d µs",
+				ErrTimestamp, PositionTopic, len(out), ts, prev)
+		case ts-t0 > MaxSpanUS:
+			return nil, fmt.Errorf("%w: %s sample %d at %d µs is %d µs after the first, more than %d (a week)",
+				ErrTimestamp, PositionTopic, len(out), ts, ts-t0, uint64(MaxSpanUS))
+		}
+		prev = ts
 		out = append(out, trace.Sample{
 			T:       float64(int64(ts-t0)) / 1e6,
 			Pos:     p.Sub(p0),

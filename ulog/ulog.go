@@ -39,7 +39,16 @@ var (
 	ErrFormat       = errors.New("ulog: bad message format")
 	ErrNoTopic      = errors.New("ulog: topic not in the log")
 	ErrNoField      = errors.New("ulog: field not in the topic's format")
+	ErrTimestamp    = errors.New("ulog: timestamps not monotonic")
+	ErrTooLarge     = errors.New("ulog: log larger than MaxBytes")
 )
+
+// MaxBytes is the largest log Read reads (and the limit callers should give
+// scenario.ReadFile for logs): the competition's flights log a few MB, so
+// 128 MiB leaves room for long flights, and it bounds the memory a hostile
+// stream (/dev/zero) can take to about 2.5 times as much while Read grows
+// its buffer.
+const MaxBytes = 128 << 20
 
 // ParseError is an error at a byte offset of the file.
 type ParseError struct {
@@ -153,11 +162,17 @@ var basicSize = map[string]int{
 	"int64_t": 8, "uint64_t": 8, "float": 4, "double": 8, "bool": 1, "char": 1,
 }
 
-// Read reads a whole ULog file from r and parses it.
-func Read(r io.Reader) (*File, error) {
-	data, err := io.ReadAll(r)
+// Read reads a whole ULog file from r and parses it. A log above MaxBytes
+// is refused with ErrTooLarge after reading MaxBytes + 1 bytes.
+func Read(r io.Reader) (*File, error) { return read(r, MaxBytes) }
+
+func read(r io.Reader, limit int64) (*File, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w (%d bytes)", ErrTooLarge, limit)
 	}
 	return Parse(data)
 }

@@ -11,30 +11,11 @@ import (
 	"testing"
 )
 
-// sharedULogDir finds shared/data/ulog by walking up from the package
-// directory (CI checks the module out beside shared/).
-func sharedULogDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		d := filepath.Join(dir, "shared", "data", "ulog")
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("shared/data/ulog not found above %s", dir)
-		}
-		dir = parent
-	}
-}
-
+// readShared reads one of the real PX4 logs in testdata: byte-for-byte
+// copies of PX4/pyulog's test logs (testdata/README.md).
 func readShared(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedULogDir(t), name))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,6 +392,82 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestTrajectoryTimestamps is issue 21 item 13: timestamps that go back
+// (a flight of −60 s) or wrap at 2^64 − 1 are refused, equal ones kept.
+func TestTrajectoryTimestamps(t *testing.T) {
+	log := func(ts ...uint64) []byte {
+		b := newBuilder().format(posFormat).sub(0, 0, PositionTopic)
+		for i, x := range ts {
+			b.data(0, x, float32(i), float32(0), float32(-1), float32(0), uint8(0), uint8(0), uint8(0))
+		}
+		return b.Bytes()
+	}
+	tests := []struct {
+		name string
+		ts   []uint64
+		err  error
+		endT float64
+	}{
+		{"increasing", []uint64{1_000_000, 2_000_000, 3_000_000}, nil, 2},
+		{"equal kept", []uint64{1_000_000, 1_000_000, 2_000_000}, nil, 1},
+		{"back 60 s", []uint64{61_000_000, 62_000_000, 2_000_000}, ErrTimestamp, 0},
+		{"first after second", []uint64{5_000_000, 1_000_000}, ErrTimestamp, 0},
+		{"back 2 s, after the first", []uint64{1_000_000, 5_000_000, 3_000_000}, ErrTimestamp, 0},
+		{"wrap to 2^64-1", []uint64{1_000_000, 2_000_000, math.MaxUint64}, ErrTimestamp, 0},
+		{"a week and a second", []uint64{0, MaxSpanUS + 1_000_000}, ErrTimestamp, 0},
+		{"exactly a week", []uint64{0, MaxSpanUS}, nil, 7 * 24 * 3600},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse(log(tt.ts...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := Trajectory(f)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("got %v; want %v", err, tt.err)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "sample") {
+					t.Errorf("error %q does not name the sample", err)
+				}
+				return
+			}
+			if got := tr[len(tr)-1].T; got != tt.endT {
+				t.Errorf("last T = %v; want %v", got, tt.endT)
+			}
+			for i := 1; i < len(tr); i++ {
+				if tr[i].T < tr[i-1].T {
+					t.Errorf("T goes back at %d: %v < %v", i, tr[i].T, tr[i-1].T)
+				}
+			}
+		})
+	}
+}
+
+// TestReadLimit is issue 21 item 15 for logs: an endless stream is read up
+// to the limit + 1 bytes, not to the end of memory (Read's limit is
+// MaxBytes; 1 MiB here keeps the test small).
+func TestReadLimit(t *testing.T) {
+	var n int64
+	_, err := read(countingZero{&n}, 1<<20)
+	if !errors.Is(err, ErrTooLarge) || n > 2<<20 {
+		t.Fatalf("read(zeros): got %v after %d bytes; want ErrTooLarge after about 1 MiB", err, n)
+	}
+	if _, err := read(bytes.NewReader(synthetic()), int64(len(synthetic()))); err != nil {
+		t.Errorf("a log of exactly the limit: %v", err)
+	}
+}
+
+// countingZero is /dev/zero that counts what it gave.
+type countingZero struct{ n *int64 }
+
+func (z countingZero) Read(p []byte) (int, error) {
+	clear(p)
+	*z.n += int64(len(p))
+	return len(p), nil
+}
+
 func TestRead(t *testing.T) {
 	f, err := Read(bytes.NewReader(synthetic()))
 	if err != nil || len(f.Topics) != 2 {
@@ -442,6 +499,11 @@ func FuzzParse(f *testing.F) {
 		tr, err := Trajectory(lf)
 		if err == nil && (len(tr) == 0 || tr[0].T != 0) {
 			t.Fatalf("trajectory %v does not start at t = 0", tr[:min(1, len(tr))])
+		}
+		for i := 1; err == nil && i < len(tr); i++ {
+			if !(tr[i].T >= tr[i-1].T) || tr[i].T > MaxSpanUS/1e6 {
+				t.Fatalf("trajectory time goes from %v to %v at sample %d", tr[i-1].T, tr[i].T, i)
+			}
 		}
 	})
 }

@@ -86,6 +86,9 @@ type missionServeFlags struct {
 
 	maxAltitude      float64
 	homeZ            float64
+	groundMargin     float64
+	maxHorDist       float64
+	allowHosts       []string
 	takeoffAltitude  float64
 	telemetryTimeout float64
 	batteryMin       float64
@@ -117,13 +120,16 @@ PX4-like autopilot) in real time, or --speed times faster; state_only makes
 every command take effect at once.
 
 The API listens on loopback by default; --allow-remote is needed for any
-other address. POST requests need "Authorization: Bearer <token>" with the
+other address. Requests whose Host header names neither an IP address,
+localhost nor an --allow-host name are refused (DNS rebinding); at most 64
+status streams and 256 connections are open at once, and requests must
+arrive within the read timeouts (headers 5 s, whole request 30 s). POST requests need "Authorization: Bearer <token>" with the
 token from --token-file, which is created (mode 0600) when missing. The
 token is never printed or logged.
 
 Parameters come from --params FILE (a JSON object with the names below), then
 from the flags given: max_altitude, home_z, takeoff_altitude,
-telemetry_timeout, battery_min, link_loss_timeout, failsafe_action,
+ground_margin, max_hor_dist, telemetry_timeout, battery_min, link_loss_timeout, failsafe_action,
 record_events, record_max_events, record_dir, dump_on_shutdown.`,
 		Example: `  shakedown mission serve
   shakedown mission serve --adapter sim --speed 5 --record-dir flights/
@@ -152,7 +158,10 @@ record_events, record_max_events, record_dir, dump_on_shutdown.`,
 	fl.DurationVar(&f.tick, "tick", 50*time.Millisecond, "period of telemetry polls and timeout checks (daemon time)")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on an address that is not loopback")
 	fl.Float64Var(&f.maxAltitude, "max-altitude", 0, "max_altitude above home, m (default 30)")
-	fl.Float64Var(&f.homeZ, "home-z", 0, "home_z: where the demo and state_only vehicles stand (NED z, m)")
+	fl.Float64Var(&f.homeZ, "home-z", 0, "home_z: where the demo and state_only vehicles stand (NED z, m, within ±100000)")
+	fl.Float64Var(&f.groundMargin, "ground-margin", 0, "ground_margin: how far above home every waypoint must be, m (default 0.5; 0 = z < home_z)")
+	fl.Float64Var(&f.maxHorDist, "max-hor-dist", 0, "max_hor_dist: the geofence, the largest horizontal distance of a waypoint from home, m (PX4's GF_MAX_HOR_DIST; default 1000)")
+	fl.StringArrayVar(&f.allowHosts, "allow-host", nil, "accept this `name` in the Host header besides IP addresses and localhost (a reverse proxy's; repeatable)")
 	fl.Float64Var(&f.takeoffAltitude, "takeoff-altitude", 0, "take-off height above home, m (default 2)")
 	fl.Float64Var(&f.telemetryTimeout, "telemetry-timeout", 0, "telemetry timeout, s (default 1)")
 	fl.Float64Var(&f.batteryMin, "battery-min", 0, "battery fraction that triggers FAILSAFE (default 0.07; 0 disables)")
@@ -196,6 +205,12 @@ func missionParams(cmd *cobra.Command, f missionServeFlags) (server.Params, erro
 	}
 	if set("takeoff-altitude") {
 		p.Machine.TakeoffAltM = f.takeoffAltitude
+	}
+	if set("ground-margin") {
+		p.Machine.GroundMarginM = f.groundMargin
+	}
+	if set("max-hor-dist") {
+		p.Machine.MaxHorDistM = f.maxHorDist
 	}
 	if set("telemetry-timeout") {
 		if p.Machine.TelemetryTimeout, err = secs("telemetry-timeout", f.telemetryTimeout, false); err != nil {
@@ -245,11 +260,12 @@ type missionDaemonOpts struct {
 	sampleEvery   time.Duration // state log sample period; < 0 = none
 	stateLogBytes int64
 	faults        []adapter.Fault
+	allowHosts    []string // Host header names accepted besides IP addresses and localhost
 }
 
 // missionServeOpts checks the state log and fault flags.
 func missionServeOpts(f missionServeFlags) (missionDaemonOpts, error) {
-	o := missionDaemonOpts{stateLog: f.stateLog, stateLogBytes: f.stateLogBytes, sampleEvery: -1}
+	o := missionDaemonOpts{stateLog: f.stateLog, stateLogBytes: f.stateLogBytes, sampleEvery: -1, allowHosts: f.allowHosts}
 	if r := f.stateLogRate; math.IsNaN(r) || r < 0 || r > 1000 {
 		return o, fmt.Errorf("--state-log-rate %v: want samples per second from 0 to 1000", r)
 	} else if r > 0 {
@@ -434,8 +450,9 @@ func startMissionDaemonOpts(p server.Params, adapterName string, speed float64, 
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d = &missionDaemon{srv: srv, ln: ln, token: token, cancel: cancel,
-		http: &http.Server{Handler: srv.Handler(token, 0), ReadHeaderTimeout: 10 * time.Second}}
+	h := srv.NewHandler(server.HTTPConfig{Token: token, Addr: ln.Addr().String(), Hosts: opts.allowHosts})
+	hs, lln := server.NewHTTPServer(ln, h, server.HTTPLimits{})
+	d = &missionDaemon{srv: srv, ln: lln, token: token, cancel: cancel, http: hs}
 	d.wg.Add(2)
 	go func() {
 		defer d.wg.Done()
@@ -443,7 +460,7 @@ func startMissionDaemonOpts(p server.Params, adapterName string, speed float64, 
 	}()
 	go func() {
 		defer d.wg.Done()
-		if err := d.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := d.http.Serve(d.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logf("http: %v", err)
 		}
 	}()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,6 +134,29 @@ func TestMissionServeAndClient(t *testing.T) {
 	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "EXECUTING" }); err != nil {
 		t.Fatal(err)
 	}
+	// issue 21 item 2: a waypoint beyond the geofence is refused with its code.
+	if out := run(2, "send", `{"event":"goto","x":5000,"y":0,"z":-2}`); !strings.Contains(out, "geofence_violation") {
+		t.Errorf("goto beyond the geofence: %s", out)
+	}
+	// issue 21 items 7 and 8: a DNS-rebinding Host is refused; the page
+	// cannot be framed.
+	for _, c := range []struct {
+		host string
+		want int
+	}{{"rebind.attacker.example", http.StatusMisdirectedRequest}, {"", http.StatusOK}} {
+		req, _ := http.NewRequest("GET", addr+"/v1/status", nil)
+		if c.host != "" {
+			req.Host = c.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want || resp.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("Host %q: got %d, X-Frame-Options %q; want %d and DENY", c.host, resp.StatusCode, resp.Header.Get("X-Frame-Options"), c.want)
+		}
+	}
 	run(0, "land")
 	if out := run(0, "dump-log"); !strings.Contains(out, "flight_events.csv") {
 		t.Errorf("dump-log: %s", out)
@@ -161,6 +185,8 @@ func TestMissionBadInput(t *testing.T) {
 	os.WriteFile(params, []byte(`{"max_altitude": true}`), 0o644)
 	unknown := filepath.Join(dir, "unknown.json")
 	os.WriteFile(unknown, []byte(`{"use_airsim": true}`), 0o644)
+	takeoff := filepath.Join(dir, "takeoff.json")
+	os.WriteFile(takeoff, []byte(`{"takeoff_altitude": 40}`), 0o644)
 	tok := filepath.Join(dir, "new-token")
 	for _, tc := range []struct {
 		name string
@@ -181,6 +207,18 @@ func TestMissionBadInput(t *testing.T) {
 		{"max altitude zero", []string{"--max-altitude", "0"}, "max_altitude"},
 		{"max altitude bool", []string{"--max-altitude", "true"}, "invalid argument"},
 		{"home_z Inf", []string{"--home-z", "-Inf"}, "home_z"},
+		// issue 21 items 3, 4 and 20: huge finite values, the geofence and
+		// the ground margin are refused at parse time, by the names the
+		// user wrote.
+		{"home_z 1.8e305", []string{"--home-z", "1.8e305"}, "home_z: beyond ±100000 m"},
+		{"max altitude 1e306", []string{"--max-altitude", "1e306"}, "max_altitude"},
+		{"geofence zero", []string{"--max-hor-dist", "0"}, "max_hor_dist: out of range"},
+		{"geofence 1e200", []string{"--max-hor-dist", "1e200"}, "max_hor_dist: out of range"},
+		{"ground margin negative", []string{"--ground-margin", "-1"}, "ground_margin: out of range"},
+		{"takeoff altitude 1e306", []string{"--takeoff-altitude", "1e306"}, "takeoff_altitude: out of range"},
+		{"ground margin above max altitude", []string{"--ground-margin", "31"}, "ground_margin"},
+		{"takeoff above max altitude", []string{"--params", takeoff}, "takeoff.json: takeoff_altitude: out of range (40 must be at most max_altitude 30)"},
+		{"takeoff flag above max altitude", []string{"--takeoff-altitude", "40"}, "takeoff_altitude: out of range"},
 		{"telemetry timeout", []string{"--telemetry-timeout", "-1"}, "--telemetry-timeout"},
 		{"failsafe action", []string{"--failsafe-action", "return"}, "--failsafe-action"},
 		{"record max events", []string{"--record-max-events", "0"}, "record_max_events"},

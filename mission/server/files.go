@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,19 +45,46 @@ func WriteAtomic(path string, data []byte) error {
 // ErrTokenFile is returned for a token file that cannot be trusted.
 var ErrTokenFile = errors.New("server: bad token file")
 
-// LoadToken reads the bearer token from path. The file must hold one
-// non-empty line and be readable by its owner only (mode 0600).
+// maxTokenFile bounds the token file: a token is 64 hex digits.
+const maxTokenFile = 4 << 10
+
+// euid is the effective user ID the token file must belong to (a variable
+// for tests that cannot chown).
+var euid = os.Geteuid
+
+// LoadToken reads the bearer token from path. The file must be a regular
+// file of at most 4 KiB, hold one non-empty line, be owned by the user the
+// daemon runs as (a root daemon does not trust another user's 0600 file:
+// that user could change the token), and be readable by its owner only
+// (mode 0600).
 func LoadToken(path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", err
 	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: %s is not a regular file (%s)", ErrTokenFile, path, fi.Mode().Type())
+	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("%w: %s has mode %04o, readable by others; run chmod 600 %s", ErrTokenFile, path, fi.Mode().Perm(), path)
 	}
-	b, err := os.ReadFile(path)
+	if uid, ok := fileOwner(fi); ok && uid != euid() {
+		return "", fmt.Errorf("%w: %s is owned by uid %d, not by this user (uid %d), who could not trust its token; remove it or chown it", ErrTokenFile, path, uid, euid())
+	}
+	if fi.Size() > maxTokenFile {
+		return "", fmt.Errorf("%w: %s holds %d bytes, more than a token (at most %d)", ErrTokenFile, path, fi.Size(), maxTokenFile)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxTokenFile {
+		return "", fmt.Errorf("%w: %s grew beyond %d bytes", ErrTokenFile, path, maxTokenFile)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {

@@ -112,7 +112,19 @@ var paramCases = []struct {
 	{"telemetry_timeout zero", `{"telemetry_timeout":0}`, "telemetry_timeout", mission.ErrRange},
 	{"unknown key", `{"use_airsim":true}`, "use_airsim", mission.ErrUnknownField},
 	{"duplicate key", `{"home_z":0,"home_z":1}`, "home_z", mission.ErrDuplicateField},
-	{"takeoff above max_altitude", `{"max_altitude":3,"takeoff_altitude":5}`, "", errors.New("config")},
+	{"takeoff above max_altitude", `{"max_altitude":3,"takeoff_altitude":5}`, "takeoff_altitude", mission.ErrRange},
+	{"takeoff above max_altitude, either order", `{"takeoff_altitude":40}`, "takeoff_altitude", mission.ErrRange},
+	{"takeoff below its tolerance", `{"takeoff_altitude":0.4}`, "takeoff_altitude", mission.ErrRange},
+	{"ground_margin at max_altitude", `{"max_altitude":3,"ground_margin":3}`, "ground_margin", mission.ErrRange},
+	{"max_altitude below the return altitude", `{"max_altitude":1.5,"takeoff_altitude":1}`, "max_altitude", mission.ErrRange},
+	{"ground_margin", `{"ground_margin":0}`, "", nil},
+	{"ground_margin negative", `{"ground_margin":-1}`, "ground_margin", mission.ErrRange},
+	{"max_hor_dist", `{"max_hor_dist":250}`, "", nil},
+	{"max_hor_dist zero", `{"max_hor_dist":0}`, "max_hor_dist", mission.ErrRange},
+	{"max_hor_dist 1e200", `{"max_hor_dist":1e200}`, "max_hor_dist", mission.ErrRange},
+	{"home_z 1.8e305", `{"home_z":1.8e305}`, "home_z", mission.ErrCoordRange},
+	{"max_altitude 1e306", `{"max_altitude":1e306}`, "max_altitude", mission.ErrRange},
+	{"takeoff_altitude 1e306", `{"takeoff_altitude":1e306}`, "takeoff_altitude", mission.ErrRange},
 	{"not an object", `[1]`, "", mission.ErrNotObject},
 	{"not JSON", `max_altitude: 30`, "", mission.ErrSyntax},
 }
@@ -131,8 +143,13 @@ func TestParseParams(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Field != tc.field || pe.File != "params.json" {
 				t.Fatalf("got %v (%T); want a ParseError in params.json at %q", err, err, tc.field)
 			}
-			if tc.err.Error() != "config" && !errors.Is(err, tc.err) {
+			if !errors.Is(err, tc.err) {
 				t.Fatalf("got %v; want %v", err, tc.err)
+			}
+			// Issue 21 item 20: the message names the parameter as the file
+			// does, never a Go field (TakeoffAltM).
+			if msg := err.Error(); strings.Contains(msg, "AltM") || strings.Contains(msg, "config ") {
+				t.Errorf("message %q names a Go field", msg)
 			}
 			if p != (server.Params{}) {
 				t.Errorf("params returned with an error: %+v", p)

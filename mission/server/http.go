@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shakedown-robotics/shakedown/mission"
 )
@@ -17,6 +20,40 @@ import (
 // DefaultMaxBody is the largest request body accepted: a mission of 100
 // waypoints is about 6 KiB.
 const DefaultMaxBody = 64 << 10
+
+// DefaultMaxStreams is how many status streams may be open at once,
+// authenticated or not: a live page holds one, and each costs a goroutine,
+// a file descriptor and about 25 KB (issue 21: 3000 streams took 75 MB).
+const DefaultMaxStreams = 64
+
+// DefaultStreamWriteTimeout bounds one write to a status stream: a client
+// that stops reading is dropped instead of holding the stream forever.
+const DefaultStreamWriteTimeout = 10 * time.Second
+
+// HTTPConfig configures the API handler. Zero values mean the defaults
+// named.
+type HTTPConfig struct {
+	// Token is the bearer token POST and DELETE requests must carry; ""
+	// refuses them all.
+	Token string
+	// MaxBody is the largest request body, bytes; 0 = DefaultMaxBody.
+	MaxBody int64
+	// MaxStreams bounds concurrent status streams; 0 = DefaultMaxStreams.
+	// One more is refused with 429 too_many_streams.
+	MaxStreams int
+	// StreamWriteTimeout bounds each write to a stream; 0 =
+	// DefaultStreamWriteTimeout.
+	StreamWriteTimeout time.Duration
+	// Addr is the address the daemon listens on. When set, a request's Host
+	// header must name an IP address, "localhost", Addr's own host or one
+	// of Hosts (any port), and is refused with 421 bad_host otherwise: a
+	// DNS-rebinding page on another name cannot read the API. "" checks
+	// nothing.
+	Addr string
+	// Hosts are further host names accepted in the Host header (a
+	// reverse proxy's name), compared without case.
+	Hosts []string
+}
 
 // Error codes of the HTTP API besides mission's (mission.Code*): each
 // response body is {"success":false,"code":…,"message":…}.
@@ -28,6 +65,8 @@ const (
 	CodeStopped           = "stopped"            // 503: the daemon is shutting down
 	CodeRecordingDisabled = "recording_disabled" // 409: dump_log with record_events=false
 	CodeDumpFailed        = "dump_failed"        // 500
+	CodeBadHost           = "bad_host"           // 421: a Host header that names another site
+	CodeTooManyStreams    = "too_many_streams"   // 429: MaxStreams status streams are open
 )
 
 // HTTPStatus maps a reply's code to its HTTP status.
@@ -35,7 +74,7 @@ func HTTPStatus(code string) int {
 	switch code {
 	case "":
 		return http.StatusOK
-	case mission.CodeBadJSON, mission.CodeInvalid:
+	case mission.CodeBadJSON, mission.CodeInvalid, mission.CodeGeofence:
 		return http.StatusBadRequest
 	case CodeUnauthorized:
 		return http.StatusUnauthorized
@@ -47,6 +86,10 @@ func HTTPStatus(code string) int {
 		return http.StatusMethodNotAllowed
 	case CodeStopped:
 		return http.StatusServiceUnavailable
+	case CodeBadHost:
+		return http.StatusMisdirectedRequest
+	case CodeTooManyStreams:
+		return http.StatusTooManyRequests
 	case CodeDumpFailed:
 		return http.StatusInternalServerError
 	}
@@ -78,18 +121,78 @@ var services = map[string]bool{"pause": true, "resume": true, "cancel": true, "r
 // above maxBody bytes (0 = DefaultMaxBody) are refused with 413; errors
 // are JSON with a stable code. A refused or invalid request changes
 // nothing, and is recorded (black box and state log) like the machine's
-// own refusals.
+// own refusals. Handler has no Host check; NewHandler sets one up.
 func (s *Server) Handler(token string, maxBody int64) http.Handler {
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
+	return s.NewHandler(HTTPConfig{Token: token, MaxBody: maxBody})
+}
+
+// NewHandler returns the HTTP API of Handler configured by cfg. Every
+// response forbids framing (X-Frame-Options DENY and a
+// Content-Security-Policy with frame-ancestors 'none') and MIME sniffing.
+func (s *Server) NewHandler(cfg HTTPConfig) http.Handler {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
 	}
-	return &api{s: s, token: []byte(token), maxBody: maxBody}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.StreamWriteTimeout <= 0 {
+		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
+	}
+	a := &api{s: s, token: []byte(cfg.Token), maxBody: cfg.MaxBody, streams: make(chan struct{}, cfg.MaxStreams),
+		writeTimeout: cfg.StreamWriteTimeout}
+	if cfg.Addr != "" {
+		host, _, err := net.SplitHostPort(cfg.Addr)
+		if err != nil {
+			host = cfg.Addr
+		}
+		a.hosts = map[string]bool{"localhost": true}
+		if host != "" {
+			a.hosts[strings.ToLower(host)] = true
+		}
+		for _, h := range cfg.Hosts {
+			a.hosts[strings.ToLower(h)] = true
+		}
+	}
+	return a
 }
 
 type api struct {
-	s       *Server
-	token   []byte
-	maxBody int64
+	s            *Server
+	token        []byte
+	maxBody      int64
+	streams      chan struct{} // a semaphore: one element per open stream
+	writeTimeout time.Duration
+	hosts        map[string]bool // nil = no Host check
+}
+
+// livePolicy is the live page's Content-Security-Policy: its own inline
+// script and styles, requests to the daemon only, never framed.
+const livePolicy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
+	"connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// apiPolicy is the Content-Security-Policy of every other response.
+const apiPolicy = "default-src 'none'; frame-ancestors 'none'"
+
+// hostAllowed reports whether the Host header names this daemon: an IP
+// literal, or a name of a.hosts. The port is not compared (a proxy may
+// change it); DNS rebinding needs a foreign name.
+func (a *api) hostAllowed(hostport string) bool {
+	if a.hosts == nil {
+		return true
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if host == "" {
+		return false
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	return a.hosts[strings.ToLower(strings.TrimSuffix(host, "."))]
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -114,6 +217,14 @@ func (a *api) authorized(r *http.Request) bool {
 }
 
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", apiPolicy)
+	if !a.hostAllowed(r.Host) {
+		fail(w, CodeBadHost, fmt.Sprintf("Host %q does not name this daemon; use its address or localhost", clipText(r.Host, 64)))
+		return
+	}
 	path := r.URL.Path
 	name, isV1 := strings.CutPrefix(path, "/v1/")
 	switch {
@@ -141,7 +252,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-store")
-			w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+			w.Header().Set("Content-Security-Policy", livePolicy)
 			w.Write(livePage)
 		}
 	case path == "/v1/status" || path == "/v1/status/stream":
@@ -317,11 +428,24 @@ func (a *api) post(w http.ResponseWriter, r *http.Request, name string, body []b
 // the status version, "data:" the JSON), first at once and then after every
 // change, until the client leaves or the daemon stops.
 func (a *api) stream(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		fail(w, CodeNotFound, "streaming is not supported by this connection")
 		return
 	}
+	select {
+	case a.streams <- struct{}{}:
+		defer func() { <-a.streams }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		fail(w, CodeTooManyStreams, fmt.Sprintf("%d status streams are open, the most allowed; close one or poll GET /v1/status", cap(a.streams)))
+		return
+	}
+	// The server's read timeout covers the request, not the stream: lift
+	// it (it would cancel the stream's context), and bound each write
+	// instead so that a client that stops reading is dropped.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(a.writeTimeout)) } // wall time, as the connection's
 	ch, unsub := a.s.Subscribe()
 	defer unsub()
 	h := w.Header()
@@ -332,6 +456,7 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 	var last uint64
 	_, lastRec := a.s.Feed(^uint64(0)) // records from now on
 	send := func() bool {
+		deadline()
 		js, v := a.s.StatusJSON()
 		if v != last {
 			last = v
@@ -358,8 +483,7 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 				return false
 			}
 		}
-		fl.Flush()
-		return true
+		return rc.Flush() == nil
 	}
 	if r.Method == http.MethodHead || !send() {
 		return
@@ -383,6 +507,14 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 type GoalEvent struct {
 	TimeS float64 `json:"time_s"`
 	mission.GoalStatus
+}
+
+// clipText shortens s to at most n bytes for a message.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // commandName is the event name of a command body, for the record of its

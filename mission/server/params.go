@@ -31,7 +31,7 @@ func DefaultParams() Params {
 }
 
 // ParamNames lists the keys ParseParams knows.
-var ParamNames = []string{"max_altitude", "home_z", "takeoff_altitude", "telemetry_timeout", "battery_min",
+var ParamNames = []string{"max_altitude", "home_z", "takeoff_altitude", "ground_margin", "max_hor_dist", "telemetry_timeout", "battery_min",
 	"link_loss_timeout", "failsafe_action", "record_events", "record_max_events", "record_dir", "dump_on_shutdown"}
 
 // ParseParams reads a parameter file, a JSON object such as
@@ -41,8 +41,10 @@ var ParamNames = []string{"max_altitude", "home_z", "takeoff_altitude", "telemet
 // over DefaultParams. It is strict: unknown or duplicate keys, a boolean or
 // string where a number belongs (and the reverse), numbers that are not
 // finite and values out of range are refused with a *mission.ParseError
-// naming file and key. max_altitude must be > 0, home_z finite,
-// telemetry_timeout > 0 s, link_loss_timeout ≥ 0 s (0 disables),
+// naming file and key. max_altitude must be > 0 and at most 10 km, home_z
+// finite and within ±100 km, takeoff_altitude > 0 and at most max_altitude,
+// ground_margin ≥ 0 and below max_altitude, max_hor_dist (PX4's
+// GF_MAX_HOR_DIST) > 0 and at most 100 km, telemetry_timeout > 0 s, link_loss_timeout ≥ 0 s (0 disables),
 // battery_min in [0, 1) (0 disables), failsafe_action "hold" or "land",
 // record_max_events an integer ≥ 1.
 func ParseParams(data []byte, file string) (Params, error) {
@@ -60,7 +62,7 @@ func ParseParams(data []byte, file string) (Params, error) {
 		var flag bool
 		var err error
 		switch m.Key {
-		case "max_altitude", "home_z", "takeoff_altitude", "telemetry_timeout", "battery_min", "link_loss_timeout", "record_max_events":
+		case "max_altitude", "home_z", "takeoff_altitude", "ground_margin", "max_hor_dist", "telemetry_timeout", "battery_min", "link_loss_timeout", "record_max_events":
 			num, err = mission.FieldNumber(m.Raw, m.Key)
 		case "failsafe_action", "record_dir":
 			str, err = mission.FieldString(m.Raw, m.Key)
@@ -79,16 +81,29 @@ func ParseParams(data []byte, file string) (Params, error) {
 		switch m.Key {
 		case "max_altitude":
 			if err := mission.ValidateBand(0, num); err != nil {
-				return Params{}, bad(m.Key, mission.ErrMaxAltitude, fmt.Sprint(num))
+				return Params{}, withFile(err, file)
 			}
 			p.Machine.MaxAltitudeM = num
 		case "home_z":
+			if err := mission.ValidateBand(num, 1); err != nil {
+				return Params{}, withFile(err, file)
+			}
 			p.HomeZ, p.HomeZSet = num, true
 		case "takeoff_altitude":
-			if !(num > 0) {
-				return Params{}, bad(m.Key, mission.ErrRange, "must be > 0")
+			if !(num > 0) || num > mission.MaxAltitudeLimitM {
+				return Params{}, bad(m.Key, mission.ErrRange, "metres, must be > 0 and at most max_altitude")
 			}
 			p.Machine.TakeoffAltM = num
+		case "ground_margin":
+			if !(num >= 0) || num > mission.MaxAltitudeLimitM {
+				return Params{}, bad(m.Key, mission.ErrRange, "metres, must be ≥ 0 and below max_altitude")
+			}
+			p.Machine.GroundMarginM = num
+		case "max_hor_dist":
+			if !(num > 0) || num > mission.MaxCoordM {
+				return Params{}, bad(m.Key, mission.ErrRange, "metres (PX4's GF_MAX_HOR_DIST), must be > 0 and at most 100000")
+			}
+			p.Machine.MaxHorDistM = num
 		case "telemetry_timeout":
 			if !(num > 0) || num > 3600 {
 				return Params{}, bad(m.Key, mission.ErrRange, "seconds, must be > 0 and at most 3600")
@@ -127,18 +142,58 @@ func ParseParams(data []byte, file string) (Params, error) {
 		}
 	}
 	if err := p.Validate(); err != nil {
-		return Params{}, &mission.ParseError{File: file, Err: err}
+		return Params{}, withFile(err, file)
 	}
 	return p, nil
 }
 
-// Validate checks the parameters together.
+// withFile sets the file of a *mission.ParseError, or wraps another error
+// in one.
+func withFile(err error, file string) error {
+	if pe, ok := err.(*mission.ParseError); ok {
+		pe.File = file
+		return pe
+	}
+	return &mission.ParseError{File: file, Err: err}
+}
+
+// Validate checks the parameters together. Its errors name the parameters
+// as the file and the flags do (takeoff_altitude, not the Go field
+// TakeoffAltM), as *mission.ParseError values with the key as Field.
 func (p Params) Validate() error {
-	if err := mission.ValidateBand(p.HomeZ, p.Machine.MaxAltitudeM); err != nil {
+	c := p.Machine
+	if err := mission.ValidateBand(p.HomeZ, c.MaxAltitudeM); err != nil {
 		return err
 	}
 	if p.RecordMaxEvents < 1 {
 		return blackbox.ErrMaxEvents
 	}
-	return p.Machine.Validate()
+	rel := func(key string, v float64, what string, bound float64) error {
+		return &mission.ParseError{Field: key, Err: mission.ErrRange,
+			Detail: fmt.Sprintf("%v must be %s max_altitude %v", v, what, bound)}
+	}
+	bad := func(key, detail string) error {
+		return &mission.ParseError{Field: key, Err: mission.ErrRange, Detail: detail}
+	}
+	switch {
+	case !(c.TakeoffAltM > 0) || math.IsInf(c.TakeoffAltM, 0):
+		return bad("takeoff_altitude", fmt.Sprintf("%v: metres, must be > 0", c.TakeoffAltM))
+	case !(c.GroundMarginM >= 0) || math.IsInf(c.GroundMarginM, 0):
+		return bad("ground_margin", fmt.Sprintf("%v: metres, must be ≥ 0", c.GroundMarginM))
+	case !(c.MaxHorDistM > 0) || c.MaxHorDistM > mission.MaxCoordM:
+		return bad("max_hor_dist", fmt.Sprintf("%v: metres (PX4's GF_MAX_HOR_DIST), must be > 0 and at most %v", c.MaxHorDistM, mission.MaxCoordM))
+	case !(c.BatteryMin >= 0 && c.BatteryMin < 1):
+		return bad("battery_min", fmt.Sprintf("%v: must be in [0, 1); 0 disables", c.BatteryMin))
+	case c.TakeoffAltM > c.MaxAltitudeM:
+		return rel("takeoff_altitude", c.TakeoffAltM, "at most", c.MaxAltitudeM)
+	case c.AirborneTolM >= c.TakeoffAltM:
+		return &mission.ParseError{Field: "takeoff_altitude", Err: mission.ErrRange,
+			Detail: fmt.Sprintf("%v must be above the take-off tolerance %v m", c.TakeoffAltM, c.AirborneTolM)}
+	case c.GroundMarginM >= c.MaxAltitudeM:
+		return rel("ground_margin", c.GroundMarginM, "below", c.MaxAltitudeM)
+	case c.ReturnMinAltM > c.MaxAltitudeM:
+		return &mission.ParseError{Field: "max_altitude", Err: mission.ErrRange,
+			Detail: fmt.Sprintf("%v is below the return altitude %v m", c.MaxAltitudeM, c.ReturnMinAltM)}
+	}
+	return c.Validate()
 }
