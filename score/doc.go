@@ -15,8 +15,14 @@
 //   - Points per run (text before Eq. 2): 5 below 0.25 m, 2 below 1 m, 1
 //     below 1.5 m, else 0; a run that timed out scores 0 points (the paper
 //     counts timed-out tests apart from critical ones, Table II).
-//   - avg_time in Eq. 2 is the mean flight time of the runs in minutes; a
-//     test without obstacles, without points or without time scores 0.
+//   - avg_time in Eq. 2 is the mean over the runs of the test's execution
+//     time as the competition measures it, in minutes: the whole log, from
+//     its start (Aerialist's PX4 logs start about 19 s before arming) to
+//     its end after landing, or to the 500-s limit on a timeout, whether or
+//     not the vehicle touched a box (a contact does not end the flight).
+//     Config.Time = TimeAirborne divides by the time in the air instead,
+//     for comparison only. A test without obstacles, without points or
+//     without time scores 0.
 //   - Selection of the simulated set S_s: 2024 draws 20 tests at random
 //     (seeded); 2025 and 2026 take the generator's first 20 in output order,
 //     the organisers' practice (SelectFirst); SelectTopScore takes the 20
@@ -35,8 +41,17 @@
 //   - Similar tests (Eq. 4): a test is similar when the DTW distance from
 //     its average trajectory to some other evaluated test's is below 75;
 //     #similar counts such tests.
-//   - Average trajectory of repeated runs: the DTW barycenter (DBA,
-//     package dtw) where Aerialist uses tslearn's soft-DTW barycenter.
+//   - DTW scale (Eq. 4 and 12): the distance is similaritymeasures.dtw's,
+//     the sum of Euclidean distances along the cheapest warping path on
+//     the 0.5-s-resampled x, y, z; Config.DTWNorm can divide it by the
+//     pairs on that path or by the points of both trajectories. The
+//     default is the raw sum in 2024 (the scale of the threshold 75) and
+//     the per-pair mean in 2026 (the scale of the paper's D_out; see
+//     DTWDefault). Config.DTWHeader names the choice for report headers.
+//   - Average trajectory of repeated runs: tslearn's soft-DTW barycenter
+//     with γ = 200, as Aerialist's Trajectory.average (dtw.SoftBarycenter;
+//     Aerialist's cut of the landed tail is not reproduced), or DBA
+//     (Config.Average).
 //   - Ranks: competition ranking ("1224"): equal values share the best
 //     rank of their group and the next value skips; values within 1e-9
 //     (relative) are equal. Lower rank values are better; the 2024 overall

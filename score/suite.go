@@ -66,9 +66,185 @@ type Config struct {
 	// Band is the Sakoe–Chiba band of the DTW distances, in 0.5-s points;
 	// 0 = exact DTW.
 	Band int
-	// Iterations bounds the DBA rounds of the average trajectories; 0 =
-	// dtw.DefaultIterations.
+	// Iterations bounds the rounds of the average trajectories (DBA's, or
+	// the soft-DTW barycenter's L-BFGS iterations); 0 = the method's
+	// default (dtw.DefaultIterations, dtw.SoftMaxIterations).
 	Iterations int
+	// DTWNorm is the scale of the DTW distances of Eq. 4 and 12; zero =
+	// DTWDefault, the edition's (see DTWNorm).
+	DTWNorm DTWNorm
+	// Average is how the runs of a test are averaged before the DTW
+	// distances; zero = AverageSoft, Aerialist's.
+	Average Average
+	// Gamma is the soft-DTW barycenter's smoothing; 0 = dtw.AerialistGamma
+	// (200).
+	Gamma float64
+	// Time is what avg_time of Eq. 2 averages; zero = TimeLog.
+	Time TimeBasis
+}
+
+// DTWNorm is the scale of the DTW distances (package dtw's Norm), or the
+// edition's default.
+type DTWNorm int
+
+// The scales.
+const (
+	// DTWDefault is DTWSum in 2024 and DTWPath in 2026. The 2024
+	// threshold of 75 was chosen for the 2024 artifacts (paper §V-A-3),
+	// which Aerialist's similaritymeasures.dtw produced as raw sums: on
+	// Shakedown's flights of mission2 (about 240 points of 0.5 s) distinct
+	// tests are 100–470 apart on that scale, so 75 separates near-copies.
+	// The paper's 2026 D_out (Table V: 1.37–2.72 for its own suites) is
+	// two orders of magnitude below raw sums and matches the mean distance
+	// per matched pair: the same flights give 0.45–1.97 per pair (D_out
+	// 1.08), 0.23–1.03 per point.
+	DTWDefault DTWNorm = iota
+	// DTWSum is the raw sum along the warping path, m (dtw.NormSum).
+	DTWSum
+	// DTWPath divides it by the pairs on the path (dtw.NormPath).
+	DTWPath
+	// DTWPoints divides it by the points of both trajectories
+	// (dtw.NormPoints).
+	DTWPoints
+)
+
+func (n DTWNorm) String() string {
+	switch n {
+	case DTWSum:
+		return "sum"
+	case DTWPath:
+		return "path"
+	case DTWPoints:
+		return "points"
+	}
+	return "default"
+}
+
+// ParseDTWNorm reads "sum", "path", "points" or "default" ("" too).
+func ParseDTWNorm(s string) (DTWNorm, error) {
+	for _, n := range []DTWNorm{DTWDefault, DTWSum, DTWPath, DTWPoints} {
+		if s == n.String() {
+			return n, nil
+		}
+	}
+	if s == "" {
+		return DTWDefault, nil
+	}
+	return 0, fmt.Errorf("score: unknown DTW normalisation %q (want sum, path, points or default)", s)
+}
+
+func (n DTWNorm) dtw() dtw.Norm {
+	switch n {
+	case DTWPath:
+		return dtw.NormPath
+	case DTWPoints:
+		return dtw.NormPoints
+	}
+	return dtw.NormSum
+}
+
+// Average is how a test's repeated runs are averaged into one trajectory.
+type Average int
+
+// The averages.
+const (
+	// AverageSoft is tslearn's soft-DTW barycenter with γ = Gamma, as
+	// Aerialist's Trajectory.average computes it (dtw.SoftBarycenter);
+	// Aerialist then also cuts the landed tail (ruptures), which is not
+	// reproduced.
+	AverageSoft Average = iota
+	// AverageDBA is DTW barycenter averaging (dtw.Barycenter).
+	AverageDBA
+)
+
+func (a Average) String() string {
+	if a == AverageDBA {
+		return "dba"
+	}
+	return "soft-dtw"
+}
+
+// ParseAverage reads "soft-dtw" ("" too) or "dba".
+func ParseAverage(s string) (Average, error) {
+	switch s {
+	case "", "soft-dtw":
+		return AverageSoft, nil
+	case "dba":
+		return AverageDBA, nil
+	}
+	return 0, fmt.Errorf("score: unknown average %q (want soft-dtw or dba)", s)
+}
+
+// TimeBasis is what a run's time in Eq. 2 is.
+type TimeBasis int
+
+// The time bases.
+const (
+	// TimeLog is the run's execution time as the competition measures it:
+	// the length of Aerialist's log, from its start (about 19 s before
+	// arming, run.DefaultPreArmS) to its end after landing, or up to the
+	// time limit (500 s) when the run timed out, whether or not the
+	// vehicle touched an obstacle (a contact does not end the flight):
+	// Run.FlightTimeS.
+	TimeLog TimeBasis = iota
+	// TimeAirborne is the time in the air, from lift-off to the last
+	// touchdown: Run.AirborneS. Not the competition's; for comparison.
+	TimeAirborne
+)
+
+func (b TimeBasis) String() string {
+	if b == TimeAirborne {
+		return "airborne"
+	}
+	return "log"
+}
+
+// ParseTimeBasis reads "log" ("" too) or "airborne".
+func ParseTimeBasis(s string) (TimeBasis, error) {
+	switch s {
+	case "", "log":
+		return TimeLog, nil
+	case "airborne":
+		return TimeAirborne, nil
+	}
+	return 0, fmt.Errorf("score: unknown time basis %q (want log or airborne)", s)
+}
+
+// Scale returns the DTW scale c scores with: DTWDefault resolved for the
+// edition. c must be valid.
+func (c Config) Scale() DTWNorm {
+	if c.DTWNorm != DTWDefault {
+		return c.DTWNorm
+	}
+	if c.Edition == Edition2026 {
+		return DTWPath
+	}
+	return DTWSum
+}
+
+// DTWHeader describes the distance, its scale and the averaging of c's
+// DTW diversity in one line, for the header of a report; "" for 2025,
+// which uses none. c must be valid.
+func (c Config) DTWHeader() string {
+	if c.Edition == Edition2025 {
+		return ""
+	}
+	avg := fmt.Sprintf("soft-DTW barycenter (tslearn, γ = %g)", c.gamma())
+	if c.Average == AverageDBA {
+		avg = "DTW barycenter averaging (DBA)"
+	}
+	band := "exact"
+	if c.Band > 0 {
+		band = fmt.Sprintf("Sakoe-Chiba band %d", c.Band)
+	}
+	return fmt.Sprintf("DTW %s: %s, on x, y, z in 0.5-s bins, %s; runs averaged by %s", c.Scale(), c.Scale().dtw().Describe(), band, avg)
+}
+
+func (c Config) gamma() float64 {
+	if c.Gamma > 0 {
+		return c.Gamma
+	}
+	return dtw.AerialistGamma
 }
 
 // Validate checks c and returns it with the defaults filled in.
@@ -99,6 +275,18 @@ func (c Config) Validate() (Config, error) {
 	if c.Norm != NormPairs && c.Norm != NormTests {
 		return c, fmt.Errorf("score: unknown normalisation %d", c.Norm)
 	}
+	if c.DTWNorm < DTWDefault || c.DTWNorm > DTWPoints {
+		return c, fmt.Errorf("score: unknown DTW normalisation %d", c.DTWNorm)
+	}
+	if c.Average != AverageSoft && c.Average != AverageDBA {
+		return c, fmt.Errorf("score: unknown average %d", c.Average)
+	}
+	if c.Time != TimeLog && c.Time != TimeAirborne {
+		return c, fmt.Errorf("score: unknown time basis %d", c.Time)
+	}
+	if c.Gamma < 0 || math.IsNaN(c.Gamma) || math.IsInf(c.Gamma, 0) {
+		return c, fmt.Errorf("score: soft-DTW gamma %v: want a finite number ≥ 0", c.Gamma)
+	}
 	return c, nil
 }
 
@@ -106,9 +294,16 @@ func (c Config) Validate() (Config, error) {
 type Run struct {
 	// ClearanceM is the minimum clearance to the test's obstacles by
 	// Aerialist's rule, m; +Inf without obstacles.
-	ClearanceM  float64
-	FlightTimeS float64 // s
-	TimedOut    bool    // stopped by the time limit: 0 points
+	ClearanceM float64
+	// FlightTimeS is the run's execution time, s, as the competition
+	// measures it: the whole log, from its start (Aerialist's logs start
+	// about 19 s before arming) to its end, up to the time limit (500 s)
+	// on a timeout, crash or not. It is avg_time of Eq. 2 (TimeLog).
+	FlightTimeS float64
+	// AirborneS is the time from lift-off to the last touchdown, s; read
+	// only with TimeAirborne.
+	AirborneS float64
+	TimedOut  bool // stopped by the time limit: 0 points
 	// Path is the trajectory resampled into 0.5-s bins (trace.Resample),
 	// origin at its first point; used for the DTW diversity.
 	Path []geom.Vec3
@@ -162,7 +357,9 @@ type TestResult struct {
 	Duplicate string      `json:"duplicate_of,omitempty"` // 2025, 2026: the earlier test with IoU 1
 	Runs      []RunResult `json:"runs"`
 	AvgPoint  float64     `json:"avg_point"`
-	// AvgTimeMin is the mean flight time, minutes.
+	// AvgTimeMin is avg_time of Eq. 2: the mean over the runs of the
+	// run's time on Config.Time's basis (the whole log by default),
+	// minutes.
 	AvgTimeMin float64 `json:"avg_time_min"`
 	Score      float64 `json:"test_score"` // Eq. 2
 	// MeanClearanceM is the mean clearance of the runs that did not time
@@ -192,11 +389,14 @@ type SuiteResult struct {
 	// 2025: Eq. 6.
 	Diversity float64 `json:"diversity,omitempty"`
 	// 2026: Eq. 9–11 and 13.
-	InputDiversity  float64      `json:"input_diversity,omitempty"`
-	DUnion          float64      `json:"d_union,omitempty"`
-	CV              float64      `json:"cv,omitempty"`
-	OutputDiversity float64      `json:"output_diversity,omitempty"`
-	Details         []TestResult `json:"details"` // S_s in suite order
+	InputDiversity  float64 `json:"input_diversity,omitempty"`
+	DUnion          float64 `json:"d_union,omitempty"`
+	CV              float64 `json:"cv,omitempty"`
+	OutputDiversity float64 `json:"output_diversity,omitempty"`
+	// DTW names the distance, scale and averaging of the DTW diversity
+	// (Config.DTWHeader); empty in 2025.
+	DTW     string       `json:"dtw,omitempty"`
+	Details []TestResult `json:"details"` // S_s in suite order
 }
 
 // Evaluate scores a suite on one mission. tests is the whole suite in the
@@ -206,8 +406,9 @@ type SuiteResult struct {
 func Evaluate(c Config, tests []Test, planned []int) (SuiteResult, error) {
 	res := SuiteResult{Tests: len(tests)}
 	details := make(map[int]TestResult, len(planned))
+	res.DTW = c.DTWHeader()
 	for _, i := range planned {
-		details[i] = scoreTest(i, tests[i])
+		details[i] = scoreTest(i, tests[i], c.Time)
 	}
 	sel := slices.Clone(planned)
 	if c.Select == SelectTopScore {
@@ -329,8 +530,13 @@ func (res *SuiteResult) minDTW(c Config, tests []Test, members []int) []float64 
 		for _, r := range tests[res.Details[k].Index].Runs {
 			paths = append(paths, r.Path)
 		}
-		avgs[m] = dtw.Barycenter(paths, c.Iterations)
+		if c.Average == AverageDBA {
+			avgs[m] = dtw.Barycenter(paths, c.Iterations)
+		} else {
+			avgs[m] = dtw.SoftBarycenter(paths, c.gamma(), c.Iterations)
+		}
 	}
+	norm := c.Scale().dtw()
 	band := dtw.Exact
 	if c.Band > 0 {
 		band = c.Band
@@ -342,7 +548,7 @@ func (res *SuiteResult) minDTW(c Config, tests []Test, members []int) []float64 
 	}
 	for i := range members {
 		for j := i + 1; j < len(members); j++ {
-			v := ws.Distance(avgs[i], avgs[j], band)
+			v := ws.Normalized(avgs[i], avgs[j], band, norm)
 			d[i][j], d[j][i] = v, v
 		}
 	}
@@ -366,8 +572,8 @@ func finite(v []float64) []float64 {
 	return out
 }
 
-// scoreTest scores one test from its runs.
-func scoreTest(i int, t Test) TestResult {
+// scoreTest scores one test from its runs, their times on basis tb.
+func scoreTest(i int, t Test, tb TimeBasis) TestResult {
 	d := TestResult{Index: i, Name: t.Name, Obstacles: len(t.Obstacles), Invalid: t.Invalid, Runs: []RunResult{}}
 	if t.Invalid != "" {
 		return d
@@ -388,7 +594,11 @@ func scoreTest(i int, t Test) TestResult {
 			}
 		}
 		pts += rr.Points
-		secs += r.FlightTimeS
+		if tb == TimeAirborne {
+			secs += r.AirborneS
+		} else {
+			secs += r.FlightTimeS
+		}
 		d.Runs = append(d.Runs, rr)
 	}
 	if n := float64(len(t.Runs)); n > 0 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/geom"
@@ -97,10 +98,88 @@ func TestEvaluate2026(t *testing.T) {
 	if !near(res.DUnion, 3.2) || !near(res.CV, 0.4*math.Sqrt(3)) || !near(res.InputDiversity, 3.2*(1+0.4*math.Sqrt(3))) {
 		t.Errorf("D_union %v, CV %v, input %v", res.DUnion, res.CV, res.InputDiversity)
 	}
-	// δ: t0 min(10, 15) = 10, t2 min(10, 25) = 10, t4 min(15, 25) = 15:
-	// mean 35/3.
-	if math.Abs(res.OutputDiversity-35.0/3) > 1e-6 {
-		t.Errorf("output diversity %v; want 35/3", res.OutputDiversity)
+	// The raw sums: t0–t2 10, t0–t4 15, t2–t4 25; δ: t0 min(10, 15) = 10,
+	// t2 min(10, 25) = 10, t4 min(15, 25) = 15. The default 2026 scale
+	// divides by the 5 pairs of the diagonal path: δ 2, 2, 3; by points
+	// (5 + 5): δ 1, 1, 1.5.
+	for _, c := range []struct {
+		norm DTWNorm
+		avg  Average
+		want float64
+	}{
+		{DTWDefault, AverageSoft, 7.0 / 3}, {DTWPath, AverageDBA, 7.0 / 3},
+		{DTWSum, AverageSoft, 35.0 / 3}, {DTWSum, AverageDBA, 35.0 / 3}, {DTWPoints, AverageSoft, 3.5 / 3},
+	} {
+		res := evaluate(t, Config{Edition: Edition2026, DTWNorm: c.norm, Average: c.avg}, handSuite())
+		if math.Abs(res.OutputDiversity-c.want) > 1e-6 {
+			t.Errorf("%v, %v: output diversity %v; want %v", c.norm, c.avg, res.OutputDiversity, c.want)
+		}
+		if !strings.Contains(res.DTW, "DTW "+Config{Edition: Edition2026, DTWNorm: c.norm}.Scale().String()+":") ||
+			!strings.Contains(res.DTW, map[Average]string{AverageSoft: "soft-DTW barycenter (tslearn, γ = 200)", AverageDBA: "(DBA)"}[c.avg]) {
+			t.Errorf("%v, %v: header %q does not name the scale and the average", c.norm, c.avg, res.DTW)
+		}
+	}
+}
+
+func TestDTWDefaults(t *testing.T) {
+	for _, c := range []struct {
+		ed   Edition
+		want DTWNorm
+	}{{Edition2024, DTWSum}, {Edition2026, DTWPath}} {
+		cfg, err := Config{Edition: c.ed}.Validate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Scale(); got != c.want {
+			t.Errorf("%d: default scale %v; want %v", c.ed, got, c.want)
+		}
+	}
+	if h := (Config{Edition: Edition2025}).DTWHeader(); h != "" {
+		t.Errorf("2025 header %q; want none", h)
+	}
+	for _, s := range []string{"sum", "path", "points", "default"} {
+		if n, err := ParseDTWNorm(s); err != nil || n.String() != s {
+			t.Errorf("ParseDTWNorm(%q) = %v, %v", s, n, err)
+		}
+	}
+	for _, bad := range []Config{{Edition: Edition2026, DTWNorm: 9}, {Edition: Edition2026, Average: 5}, {Edition: Edition2026, Time: 3}, {Edition: Edition2026, Gamma: -1}} {
+		if _, err := bad.Validate(); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	if _, err := ParseDTWNorm("mean"); err == nil {
+		t.Error("ParseDTWNorm(mean): no error")
+	}
+	if _, err := ParseAverage("median"); err == nil {
+		t.Error("ParseAverage(median): no error")
+	}
+	if _, err := ParseTimeBasis("wall"); err == nil {
+		t.Error("ParseTimeBasis(wall): no error")
+	}
+}
+
+// TestAvgTimeIsTheWholeLog: Eq. 2 divides by the mean log length, crash or
+// not, 500 s for a timeout; TimeAirborne is the documented alternative.
+func TestAvgTimeIsTheWholeLog(t *testing.T) {
+	test := Test{Name: "t", Obstacles: []world.Box{sq(0, 20, 4)}, Runs: []Run{
+		// A contact at 0.1 m, the flight goes on to land: 240 s of log
+		// (19 s before arming), 200 s airborne.
+		{ClearanceM: 0.1, FlightTimeS: 240, AirborneS: 200},
+		// Stuck at 0.8 m until the 500-s limit: 0 points, 500 s.
+		{ClearanceM: 0.8, FlightTimeS: 500, AirborneS: 470, TimedOut: true},
+	}}
+	for _, c := range []struct {
+		tb        TimeBasis
+		min, want float64
+	}{
+		// avg_point 2.5; (240 + 500)/2 s = 370/60 min: 25/(370/60).
+		{TimeLog, 370.0 / 60, 25 / (370.0 / 60)},
+		{TimeAirborne, 335.0 / 60, 25 / (335.0 / 60)},
+	} {
+		res := evaluate(t, Config{Edition: Edition2025, Time: c.tb}, []Test{test})
+		if d := res.Details[0]; !near(d.AvgTimeMin, c.min) || !near(d.Score, c.want) || !near(d.AvgPoint, 2.5) {
+			t.Errorf("%v: avg_time %v min, score %v; want %v, %v", c.tb, d.AvgTimeMin, d.Score, c.min, c.want)
+		}
 	}
 }
 
