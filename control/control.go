@@ -53,7 +53,6 @@ type Controller struct {
 	rateDeriv geom.Vec3
 	yawTorque float64
 	primed    bool
-	saturated bool
 	frozen    bool
 }
 

@@ -204,7 +204,7 @@ func TestScoreSimulated(t *testing.T) {
 func TestScoreULog(t *testing.T) {
 	dir := t.TempDir()
 	logs := filepath.Join(dir, "logs")
-	src, err := os.ReadFile(filepath.Join(sharedULogDir(t), "sample_log_small.ulg"))
+	src, err := os.ReadFile(filepath.Join("testdata", "ulog", "sample_log_small.ulg"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,25 +223,6 @@ func TestScoreULog(t *testing.T) {
 	}
 	if cl := c.Details[0].Runs[0].ClearanceM; cl == nil || *cl < 1.5 || c.Score != 0 {
 		t.Errorf("clearance %v, score %v; want a clearance above 1.5 m and no score", cl, c.Score)
-	}
-}
-
-func sharedULogDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		d := filepath.Join(dir, "shared", "data", "ulog")
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("shared/data/ulog not found above %s", dir)
-		}
-		dir = parent
 	}
 }
 
@@ -309,21 +290,5 @@ func TestScoreBrokenLog(t *testing.T) {
 	code, _, errOut := sh(t, "score", "--mission", "mission2", "--logs", logs, scoreData+"/gen-b")
 	if code != 2 || !strings.Contains(errOut, "test_0.ulg") {
 		t.Errorf("exit %d, stderr %q; want 2 naming test_0.ulg", code, errOut)
-	}
-}
-
-func TestTestFilesOrder(t *testing.T) {
-	dir := t.TempDir()
-	for _, n := range []string{"test_10.yaml", "test_2.yaml", "test_1.yml", "test_x.yaml", "notes.txt", "test_0.yaml"} {
-		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := testFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "test_0.yaml test_1.yml test_2.yaml test_10.yaml test_x.yaml"; strings.Join(got, " ") != want {
-		t.Errorf("got %v; want %s", got, want)
 	}
 }
