@@ -9,6 +9,14 @@
 // whenever it is built, and a results store keyed by job id can skip what is
 // already done and never count a result twice.
 //
+// A job names its Engine, the rung of the fidelity ladder that flies it:
+// Embedded (the simulator, judged on its ground truth), MAVLink (a PX4 or
+// ArduPilot autopilot at a URL, judged on its estimate) or Aerialist (its
+// CLI, scored from the PX4 log it leaves). Every engine ends in run.Judge,
+// so a result means the same whoever flew it. The engines live with the
+// executor that runs the job (Local.Engines; a NATS worker's Exec), so each
+// worker flies its own.
+//
 // A Result is what the run produced: the run.Result (minimum distances,
 // points, flight time, verdict), the trajectory resampled into Aerialist's
 // 0.5-s bins, the full-rate trace when the job asks for it, or the error

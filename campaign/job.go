@@ -66,10 +66,6 @@ func hashID(parts ...[]byte) ID {
 	return ID(hex.EncodeToString(h.Sum(nil)[:16]))
 }
 
-// EngineEmbedded is the embedded simulator (package run): the only engine
-// the workers of this version fly.
-const EngineEmbedded = "embedded"
-
 // Job is one test run. Every field but ID is content; ID is their hash
 // (see NewJob). The JSON form is the wire and storage format.
 type Job struct {
@@ -131,6 +127,11 @@ type Vehicle struct {
 	Wind      Wind             `json:"wind"`
 	Range     quad.RangeConfig `json:"range,omitzero"`
 	Avoid     *avoid.Config    `json:"avoid,omitempty"`
+	// PreArmS and AerialistUnspawned are run.Options's (the time on the
+	// ground inside the log, Aerialist's unspawned-box quirk); omitted
+	// when zero, so jobs without them keep their ids.
+	PreArmS            float64 `json:"pre_arm_s,omitempty"`
+	AerialistUnspawned bool    `json:"aerialist_unspawned,omitempty"`
 }
 
 // Wind is sim.WindConfig.
@@ -140,8 +141,26 @@ type Wind struct {
 	GustTauS    float64    `json:"gust_tau_s,omitempty"`
 }
 
-// NewJob builds the job that flies cs with opt as run index runIndex, and
-// computes its id.
+// WithEngine returns the job flown on the engine named engine ("" =
+// EngineEmbedded), with its id recomputed.
+func (j Job) WithEngine(engine string) (Job, error) {
+	if engine == "" {
+		engine = EngineEmbedded
+	}
+	j.Vehicle.Engine = engine
+	if err := j.validate(); err != nil {
+		return Job{}, err
+	}
+	id, err := j.contentID()
+	if err != nil {
+		return Job{}, err
+	}
+	j.ID = id
+	return j, nil
+}
+
+// NewJob builds the job that flies cs with opt as run index runIndex on the
+// embedded simulator (see WithEngine), and computes its id.
 func NewJob(cs *scenario.CaseStudy, opt run.Options, runIndex int, keepTrace bool) (Job, error) {
 	if cs == nil {
 		return Job{}, fmt.Errorf("%w: nil case study", ErrBadJob)
@@ -158,6 +177,9 @@ func NewJob(cs *scenario.CaseStudy, opt run.Options, runIndex int, keepTrace boo
 			TimeoutS:  opt.TimeoutS,
 			Wind:      Wind{SteadyMS: [3]float64{opt.Wind.Steady.X, opt.Wind.Steady.Y, opt.Wind.Steady.Z}, GustSigmaMS: opt.Wind.GustSigmaMS, GustTauS: opt.Wind.GustTauS},
 			Range:     opt.Range,
+			PreArmS:   opt.PreArmS,
+
+			AerialistUnspawned: opt.AerialistUnspawned,
 		},
 		Seed:      opt.Seed,
 		Run:       runIndex,
@@ -320,8 +342,8 @@ func (j Job) validate() error {
 			return bad("obstacle %d: %v is not finite", i+1, b)
 		}
 	}
-	if v.Engine != EngineEmbedded {
-		return bad("engine %q; this version flies only %q", v.Engine, EngineEmbedded)
+	if !slices.Contains(engineNames, v.Engine) {
+		return bad("engine %q; want %s", v.Engine, strings.Join(engineNames, ", "))
 	}
 	if v.Autopilot != run.AutopilotAvoid && v.Autopilot != run.AutopilotPlain {
 		return bad("autopilot %q; want %s or %s", v.Autopilot, run.AutopilotAvoid, run.AutopilotPlain)
@@ -341,6 +363,9 @@ func (j Job) validate() error {
 		if err := v.Avoid.Validate(); err != nil {
 			return bad("avoidance configuration: %v", err)
 		}
+	}
+	if !(v.PreArmS >= 0 && v.PreArmS <= 600) {
+		return bad("pre-arm time %v s; want [0, 600]", v.PreArmS)
 	}
 	if j.Run < 0 {
 		return bad("run index %d < 0", j.Run)
@@ -392,7 +417,9 @@ func (j Job) Options() run.Options {
 		TimeoutS:  v.TimeoutS,
 		Wind: sim.WindConfig{Steady: geom.Vec3{X: v.Wind.SteadyMS[0], Y: v.Wind.SteadyMS[1], Z: v.Wind.SteadyMS[2]},
 			GustSigmaMS: v.Wind.GustSigmaMS, GustTauS: v.Wind.GustTauS},
-		Range: v.Range,
+		Range:              v.Range,
+		PreArmS:            v.PreArmS,
+		AerialistUnspawned: v.AerialistUnspawned,
 	}
 	if v.Avoid != nil {
 		a := *v.Avoid

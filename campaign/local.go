@@ -13,6 +13,9 @@ type Local struct {
 	Workers int              // simulations at once; 0 = GOMAXPROCS
 	Name    string           // the worker name in deliveries; "" = "local"
 	Now     func() time.Time // measures Elapsed; nil = time.Now
+	// Engines fly the jobs, by the engine each names; nil = the embedded
+	// simulator only.
+	Engines Engines
 }
 
 var _ Executor = (*Local)(nil)
@@ -45,7 +48,7 @@ func (l *Local) Execute(ctx context.Context, _ ID, jobs []Job, put func(Delivery
 			defer wg.Done()
 			for j := range next {
 				t0 := now()
-				res, err := Execute(ctx, j)
+				res, err := l.Engines.Execute(ctx, j)
 				if err != nil {
 					return // ctx ended
 				}

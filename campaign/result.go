@@ -159,11 +159,16 @@ func DecodeSamples(b []byte) ([]trace.Sample, error) {
 	return s, nil
 }
 
-// Execute flies the job and returns its result. A job that cannot be flown
-// (a bad configuration, a panic in the engine) is a Result with Error set.
-// The error is non-nil only when ctx ended before the job finished: the job
+// Execute flies the job on the embedded simulator (the only engine of a nil
+// Engines) and returns its result; see Engines.Execute.
+func Execute(ctx context.Context, j Job) (Result, error) { return Engines(nil).Execute(ctx, j) }
+
+// Execute flies the job on the engine it names and returns its result. A
+// job that cannot be flown (a bad configuration, an engine this executor
+// does not have, a panic in the engine) is a Result with Error set. The
+// error is non-nil only when ctx ended before the job finished: the job
 // did not run and belongs to someone else.
-func Execute(ctx context.Context, j Job) (res Result, err error) {
+func (e Engines) Execute(ctx context.Context, j Job) (res Result, err error) {
 	res.Job = j.ID
 	defer func() {
 		if p := recover(); p != nil {
@@ -175,7 +180,12 @@ func Execute(ctx context.Context, j Job) (res Result, err error) {
 		res.Error = err.Error()
 		return res, nil
 	}
-	r, _, err := run.FlySim(ctx, j.CaseStudy(), j.Options())
+	eng, err := e.get(j.Vehicle.Engine)
+	if err != nil {
+		res.Error = err.Error()
+		return res, nil
+	}
+	r, err := eng.Fly(ctx, j)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()

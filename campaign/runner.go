@@ -56,6 +56,10 @@ type Runner struct {
 	Progress func(done, total int)
 	// Now stamps new campaigns; nil means time.Now.
 	Now func() time.Time
+	// Engine is the engine of the jobs Batch builds (EngineEmbedded,
+	// EngineMAVLink, EngineAerialist); "" = EngineEmbedded. The executor
+	// must have it.
+	Engine string
 }
 
 // Run runs the campaign of jobs: it records the campaign and its jobs in
@@ -165,6 +169,11 @@ func (r *Runner) Batch(ctx context.Context, name string, jobs []run.Job, keepTra
 		var err error
 		if cj[i], err = NewJob(j.Case, j.Opt, 0, keepTrace); err != nil {
 			return nil, fmt.Errorf("job %d (%s): %w", i, j.Case.Name, err)
+		}
+		if r.Engine != "" && r.Engine != EngineEmbedded {
+			if cj[i], err = cj[i].WithEngine(r.Engine); err != nil {
+				return nil, fmt.Errorf("job %d (%s): %w", i, j.Case.Name, err)
+			}
 		}
 	}
 	rr := *r

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,9 @@ import (
 //	autopilot: avoid            # avoid or plain (default avoid)
 //	timeout: 500                # simulated seconds per run (default 500)
 //	rules: "2025"               # obstacle rules every test must satisfy: 2024, 2025 or 2026 (default 2025)
+//	pre_arm: 19                 # seconds on the ground before arming, inside the log (default run.DefaultPreArmS)
+//	engine: embedded            # what flies the tests: embedded, mavlink or aerialist (default embedded);
+//	                            #   the vehicle URL or the Aerialist command is the executor's configuration
 //
 // The seeds are those of `shakedown run` given the same tests, runs and
 // seed, so the two give the same flights.
@@ -37,6 +41,8 @@ type Spec struct {
 	Autopilot string   `json:"autopilot"`
 	TimeoutS  float64  `json:"timeout"`
 	Rules     string   `json:"rules"`
+	PreArmS   float64  `json:"pre_arm"`
+	Engine    string   `json:"engine"` // EngineEmbedded, EngineMAVLink or EngineAerialist
 }
 
 // SpecError is an error in a campaign file, after encoding/csv.ParseError.
@@ -99,11 +105,13 @@ func ParseSpec(name string, data []byte) (s Spec, err error) {
 		Autopilot string   `yaml:"autopilot"`
 		Timeout   *float64 `yaml:"timeout"`
 		Rules     any      `yaml:"rules"`
+		PreArm    *float64 `yaml:"pre_arm"`
+		Engine    string   `yaml:"engine"`
 	}
 	if err := yaml.UnmarshalWithOptions(data, &raw, yaml.Strict()); err != nil {
 		return Spec{}, specYAMLError(name, data, err)
 	}
-	s = Spec{Name: raw.Name, Tests: raw.Tests, Runs: 1, Autopilot: raw.Autopilot, TimeoutS: run.DefaultTimeoutS}
+	s = Spec{Name: raw.Name, Tests: raw.Tests, Runs: 1, Autopilot: raw.Autopilot, TimeoutS: run.DefaultTimeoutS, Engine: raw.Engine}
 	if raw.Runs != nil {
 		s.Runs = *raw.Runs
 	}
@@ -138,6 +146,13 @@ func ParseSpec(name string, data []byte) (s Spec, err error) {
 	if s.Rules == "" {
 		s.Rules = "2025"
 	}
+	if s.Engine == "" {
+		s.Engine = EngineEmbedded
+	}
+	s.PreArmS = run.DefaultPreArmS
+	if raw.PreArm != nil {
+		s.PreArmS = *raw.PreArm
+	}
 	switch {
 	case !goodText(s.Name, 256):
 		return Spec{}, bad("name", "want one line of at most 256 bytes")
@@ -155,6 +170,10 @@ func ParseSpec(name string, data []byte) (s Spec, err error) {
 		return Spec{}, bad("timeout", "%v; want a number of seconds in (0, 1e6]", s.TimeoutS)
 	case s.Rules != "2024" && s.Rules != "2025" && s.Rules != "2026":
 		return Spec{}, bad("rules", "%q; want 2024, 2025 or 2026", s.Rules)
+	case !(s.PreArmS >= 0 && s.PreArmS <= 600):
+		return Spec{}, bad("pre_arm", "%v; want 0 to 600 s", s.PreArmS)
+	case !slices.Contains(engineNames, s.Engine):
+		return Spec{}, bad("engine", "%q; want %s", s.Engine, strings.Join(engineNames, ", "))
 	}
 	for i, t := range s.Tests {
 		if t == "" || !goodText(t, 4096) {
@@ -180,7 +199,7 @@ func specYAMLError(name string, data []byte, err error) error {
 	switch {
 	case errors.As(err, &ue) && tk != nil:
 		se.Field = tk.Value
-		msg = "unknown key (want name, tests, runs, seed, gust, autopilot, timeout or rules)"
+		msg = "unknown key (want name, tests, runs, seed, gust, autopilot, timeout, rules, pre_arm or engine)"
 	case errors.As(err, &te):
 		msg = fmt.Sprintf("wrong type: want %v", te.DstType)
 		if tk != nil {

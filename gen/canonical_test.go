@@ -190,3 +190,49 @@ func BenchmarkFrameConstrained(b *testing.B) {
 		})
 	}
 }
+
+// sameCorners reports whether two footprints have the same corners, in any
+// order, within tol.
+func sameCorners(a, b [4]geom.Vec2, tol float64) bool {
+	for _, p := range a {
+		found := false
+		for _, q := range b {
+			if p.Dist(q) <= tol {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// Mapping a box into the canonical frame maps its footprint: the corners of
+// BoxToCanonical(b) are ToCanonical of b's corners (and the same for
+// BoxFromCanonical). A round trip alone cannot see a rotation normalised
+// by 90° without swapping l and w, which the two directions would undo
+// together.
+func TestBoxMapsFootprint(t *testing.T) {
+	for _, name := range scenario.BuiltinNames() {
+		f := missionFrame(t, name)
+		rng := rand.New(rand.NewPCG(7, 8))
+		for range 200 {
+			b := world.Box{L: 2 + 18*rng.Float64(), W: 2 + 18*rng.Float64(), H: HeightM,
+				X: -40 + 70*rng.Float64(), Y: 10 + 30*rng.Float64(), R: 90 * rng.Float64()}
+			var want [4]geom.Vec2
+			for i, c := range b.Corners() {
+				want[i] = f.ToCanonical(c)
+			}
+			if got := f.BoxToCanonical(b).Corners(); !sameCorners(got, want, 1e-9) {
+				t.Fatalf("%s: BoxToCanonical(%+v) has corners %v; want %v", name, b, got, want)
+			}
+			for i, c := range b.Corners() {
+				want[i] = f.FromCanonical(c)
+			}
+			if got := f.BoxFromCanonical(b).Corners(); !sameCorners(got, want, 1e-9) {
+				t.Fatalf("%s: BoxFromCanonical(%+v) has corners %v; want %v", name, b, got, want)
+			}
+		}
+	}
+}

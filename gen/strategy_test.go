@@ -235,3 +235,43 @@ func BenchmarkLeaderboard(b *testing.B) {
 		}
 	}
 }
+
+// Phase 2 swaps in only candidates predicted below CriticalM − Margin: the
+// tests of the final leaderboard that phase 1 did not choose are all
+// predicted below the lowered bound.
+func TestPipelineMargin(t *testing.T) {
+	f := canonicalFrame(t)
+	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	leaderboard := func(margin float64, noDiversity bool) ([]Candidate, PipelineStats) {
+		p := &Pipeline{Config: PipelineConfig{Rounds1: 2, Rounds2: 40, Batch: 50, Margin: margin, NoDiversity: noDiversity},
+			Frame: f, Gen: f.Generator(valid), Model: fakeModel{}, Rng: rand.New(rand.NewPCG(3, 4))}
+		lb, err := p.Leaderboard(20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lb, p.Stats
+	}
+	phase1, _ := leaderboard(0, true)
+	key := func(c Candidate) [2]world.Box { return [2]world.Box{c.Canon[0], c.Canon[1]} }
+	chosen := map[[2]world.Box]bool{}
+	for _, c := range phase1 {
+		chosen[key(c)] = true
+	}
+	for _, margin := range []float64{0, 0.6, 1.2} {
+		lb, st := leaderboard(margin, false)
+		swapped := 0
+		for _, c := range lb {
+			if chosen[key(c)] {
+				continue
+			}
+			swapped++
+			if c.Pred > 1.5-margin {
+				t.Errorf("margin %v: swapped in a test predicted %.3f m; want at most %.3f", margin, c.Pred, 1.5-margin)
+			}
+		}
+		if margin == 0 && (swapped == 0 || st.Replacements == 0) {
+			t.Errorf("margin 0: %d tests swapped in, %d replacements; want some (the test would prove nothing)", swapped, st.Replacements)
+		}
+		t.Logf("margin %v: %d replacements, %d new tests", margin, st.Replacements, swapped)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/bench"
 	"github.com/shakedown-robotics/shakedown/bench/results"
 	"github.com/shakedown-robotics/shakedown/eol"
+	"github.com/shakedown-robotics/shakedown/run"
 )
 
 // Kinds of results directories.
@@ -254,19 +255,12 @@ func trajOf(param string) string {
 	return tr + "-" + rob
 }
 
-// runResult is the part of `shakedown run`'s results.json the page shows.
+// runResult is the part of `shakedown run`'s results.json the page shows;
+// the summary is run's own type.
 type runResult struct {
-	Test    string `json:"test"`
-	Mission string `json:"mission"`
-	Summary struct {
-		Runs          int      `json:"runs"`
-		MinClearanceM *float64 `json:"min_clearance_m"`
-		MeanPoints    float64  `json:"mean_points"`
-		MeanTimeS     float64  `json:"mean_flight_time_s"`
-		HardFails     int      `json:"hard_fails"`
-		SoftFails     int      `json:"soft_fails"`
-		Verdict       string   `json:"verdict"`
-	} `json:"summary"`
+	Test    string      `json:"test"`
+	Mission string      `json:"mission"`
+	Summary run.Summary `json:"summary"`
 }
 
 func decodeStrict(name string, data []byte, v any) error {
@@ -312,15 +306,7 @@ func (p *Page) fly(fsys fs.FS) error {
 	if err != nil {
 		return err
 	}
-	var r struct {
-		Mission       string   `json:"mission"`
-		Completed     bool     `json:"completed"`
-		Reason        string   `json:"reason"`
-		FlightTimeS   float64  `json:"flight_time_s"`
-		PathLengthM   float64  `json:"path_length_m"`
-		MinClearanceM *float64 `json:"min_clearance_m"`
-		Verdict       string   `json:"verdict"`
-	}
+	var r run.Result
 	if err := decodeStrict("result.json", data, &r); err != nil {
 		return err
 	}

@@ -87,6 +87,12 @@ func TestJudge(t *testing.T) {
 		}
 		return tr
 	}
+	shifted := func(tr []trace.Sample, eastM float64) []trace.Sample {
+		for i := range tr {
+			tr[i].Pos.Y += eastM
+		}
+		return tr
+	}
 	done := vehicle.Telemetry{MissionDone: true, Pos: geom.Vec3{X: 1.234, Y: -0.5}}
 	for _, c := range []struct {
 		name       string
@@ -102,6 +108,8 @@ func TestJudge(t *testing.T) {
 	}{
 		{"completed, 2 m from obstacle 2", line(101), nil, run.Ending{T: 10, MotorsOffT: 9.5, Last: done},
 			run.VerdictPass, "mission complete: landed and disarmed at (1.23, -0.50)", 2, 2, 0, 9.5},
+		{"0.5 m from obstacle 2", shifted(line(101), 1.5), nil, run.Ending{T: 10, Last: done},
+			run.VerdictSoftFail, "mission complete", 0.5, 2, 2, 10},
 		{"reached obstacle 1", line(200), nil, run.Ending{T: 20, Last: done},
 			run.VerdictSoftFail, "mission complete", 0, 1, 5, 20},
 		{"a contact does not end the flight", line(101), []run.Collision{{Obstacle: 2, T: 4.25, SpeedMS: 1.5}}, run.Ending{T: 9.25, Last: vehicle.Telemetry{Armed: true}},
@@ -112,7 +120,7 @@ func TestJudge(t *testing.T) {
 			run.VerdictHardFail, "hit the ground at 4.0 m/s at t=3.0 s", 2, 2, 0, 8},
 		{"timeout", line(101), nil, run.Ending{T: 10, TimedOut: true, Last: vehicle.Telemetry{Armed: true, MissionItem: 1}},
 			run.VerdictPass, "timeout: mission not finished after 10 s (at item 2 of 2)", 2, 2, 0, 10},
-		{"estimate", line(101), nil, run.Ending{T: 10, Last: done, Estimated: true},
+		{"estimate", line(101), nil, run.Ending{T: 10, Last: done, Note: run.EstimatedNote},
 			run.VerdictPass, "(judged on the vehicle's estimated position; collisions are not seen over MAVLink)", 2, 2, 0, 10},
 		{"no trajectory", nil, nil, run.Ending{T: 1},
 			run.VerdictPass, "disarmed before the mission ended (at item 1 of 2)", math.NaN(), 0, 0, 1},

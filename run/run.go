@@ -209,13 +209,13 @@ type Ending struct {
 	MotorsOffT float64
 	Last       vehicle.Telemetry // the last telemetry (mission progress, position)
 	TimedOut   bool              // stopped at the time limit
-	// Estimated says the trajectory is the vehicle's own estimate and no
-	// contact can be seen: the reason says so.
-	Estimated bool
+	// Note, when not empty, is added to the reason in parentheses: how the
+	// flight was observed when that was not the simulator's ground truth.
+	Note string
 }
 
-// estimatedNote ends the reason of a flight judged on the vehicle's estimate.
-const estimatedNote = " (judged on the vehicle's estimated position; collisions are not seen over MAVLink)"
+// EstimatedNote is the note of a flight judged on the vehicle's estimate.
+const EstimatedNote = "judged on the vehicle's estimated position; collisions are not seen over MAVLink"
 
 // Fly flies the case study's mission once on v and judges the flight:
 // upload, arm, start, then vehicle time passes until the mission is done,
@@ -366,7 +366,7 @@ func flyEstimated(ctx context.Context, v vehicle.Vehicle, cs *scenario.CaseStudy
 	}
 	last := tel
 	last.Pos = tel.Pos.Sub(home)
-	return Judge(cs, tr, nil, Ending{T: tel.T - start.T, Last: last, TimedOut: timedOut, Estimated: true}, timeoutS), nil
+	return Judge(cs, tr, nil, Ending{T: tel.T - start.T, Last: last, TimedOut: timedOut, Note: EstimatedNote}, timeoutS), nil
 }
 
 // Judge is the verdict on a flight of cs: a pure function of the trajectory
@@ -434,8 +434,8 @@ func Judge(cs *scenario.CaseStudy, tr []trace.Sample, contacts []Collision, e En
 	default:
 		r.Verdict = VerdictPass
 	}
-	if e.Estimated {
-		r.Reason += estimatedNote
+	if e.Note != "" {
+		r.Reason += " (" + e.Note + ")"
 	}
 	r.round()
 	return r

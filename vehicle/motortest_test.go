@@ -113,9 +113,12 @@ func TestCollisionPrevention(t *testing.T) {
 			if _, err := s.Wait(ctx, 20*time.Second, nil); err != nil {
 				t.Fatal(err)
 			}
-			_, hit := s.Crash()
+			// A 2-m/s goto into the box touches it (a contact, not a crash:
+			// only an impact faster than quad.CrashImpactMS breaks the
+			// vehicle).
+			hit := len(s.Contacts()) > 0
 			if hit != c.wantHit {
-				t.Fatalf("crashed: got %v; want %v", hit, c.wantHit)
+				t.Fatalf("touched the box: got %v; want %v", hit, c.wantHit)
 			}
 			if hit {
 				return

@@ -1,24 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"runtime"
-	"strconv"
-	"strings"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/shakedown-robotics/shakedown/gen"
+	"github.com/shakedown-robotics/shakedown/gen/harness"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
-	"github.com/shakedown-robotics/shakedown/sim"
-	"github.com/shakedown-robotics/shakedown/world"
 )
 
 type datasetFlags struct {
@@ -74,42 +68,12 @@ database, and running the same command again skips those already done.`,
 	return cmd
 }
 
-// defaultGust is the gust level of test runs (m/s, 1σ): enough wind to
-// spread repeated runs of one test the way the competition sees them vary,
-// far below what the vehicle can hold against.
-const defaultGust = 0.3
-
-func windFor(gust float64) (sim.WindConfig, error) {
-	w := sim.WindConfig{GustSigmaMS: gust, GustTauS: 2}
-	if gust == 0 {
-		w.GustTauS = 0
-	}
-	if err := w.Validate(); err != nil || gust > 10 {
-		return w, fmt.Errorf("--gust %v: want a finite number in [0, 10] m/s", gust)
-	}
-	return w, nil
-}
-
-// datasetHeader names the CSV columns.
-var datasetHeader = []string{"test", "l1", "w1", "x1", "y1", "r1", "l2", "w2", "x2", "y2", "r2",
-	"min_distance", "flight_time", "points", "verdict", "completed",
-	"intrusion", "size1", "size2", "aspect1", "aspect2", "rotation1", "rotation2", "sector", "passage"}
-
 func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if f.out == "" {
 		return fmt.Errorf("--out: a CSV file to write is required")
-	}
-	if f.n < 1 || f.n > 1_000_000 {
-		return fmt.Errorf("--n %d: want 1 to 1000000 tests", f.n)
-	}
-	if f.generator != "constrained" && f.generator != "random" {
-		return fmt.Errorf("--generator %q: want constrained or random", f.generator)
-	}
-	if f.autopilot != run.AutopilotAvoid && f.autopilot != run.AutopilotPlain {
-		return fmt.Errorf("--autopilot %q: want %s or %s", f.autopilot, run.AutopilotAvoid, run.AutopilotPlain)
 	}
 	if f.workers < 0 || f.workers > 1024 {
 		return fmt.Errorf("--workers %d: want 0 to 1024", f.workers)
@@ -120,37 +84,18 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 	if err := f.exec.check(); err != nil {
 		return err
 	}
-	wind, err := windFor(f.gust)
-	if err != nil {
-		return err
+	cfg := harness.DatasetConfig{N: f.n, Generator: f.generator, Seed: f.seed, GustMS: f.gust, Autopilot: f.autopilot, TimeoutS: f.timeout}
+	if f.generator == "" {
+		return errors.New(`--generator "": want constrained or random`)
+	}
+	if err := cfg.Validate(); err != nil {
+		return flagError(err)
 	}
 	cs, err := scenario.Load(arg)
 	if err != nil {
 		return err
 	}
-	leg, err := gen.LongestLeg(cs.Mission.Path(), world.DefaultArea)
-	if err != nil {
-		return fmt.Errorf("%s: %w", cs.Name, err)
-	}
-	g := gen.Generator{Leg: leg, Area: world.DefaultArea, Valid: func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }}
-	rng := rand.New(rand.NewPCG(f.seed, 0xda7a))
-	tests := make([]gen.Test, f.n)
-	jobs := make([]run.Job, f.n)
-	for i := range tests {
-		var t gen.Test
-		if f.generator == "random" {
-			t, err = g.Random(rng)
-		} else {
-			t, err = g.Constrained(rng)
-		}
-		if err != nil {
-			return fmt.Errorf("test %d: %w", i, err)
-		}
-		tests[i] = t
-		c := *cs
-		c.Obstacles = t.Obstacles
-		jobs[i] = run.Job{Case: &c, Opt: run.Options{Seed: run.RunSeed(f.seed, i), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot}}
-	}
+	cfg.CaseStudy = cs
 	workers := f.workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -160,48 +105,15 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 		return err
 	}
 	defer closeRunner()
-	bar := progressbar.NewOptions(f.n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("simulating"),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200_000_000),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
-	name := fmt.Sprintf("dataset %s --n %d --generator %s --seed %d --gust %g --autopilot %s --timeout %g", cs.Name, f.n, f.generator, f.seed, f.gust, f.autopilot, f.timeout)
-	results, err := runner.Batch(ctx, name, jobs, false, func(done int) { _ = bar.Set(done) })
+	cfg.Runner = runner
+	cfg.Progress = progressOn(stderr, false)
+	d, err := harness.BuildDataset(ctx, cfg)
 	if err != nil {
+		return flagError(err)
+	}
+	if err := writeAtomic(f.out, d.CSV); err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	b.WriteString(strings.Join(datasetHeader, ","))
-	b.WriteByte('\n')
-	var critical, hard int
-	for i, r := range results {
-		row := []string{strconv.Itoa(i)}
-		for _, o := range tests[i].Obstacles {
-			for _, v := range []float64{o.L, o.W, o.X, o.Y, o.R} {
-				row = append(row, strconv.FormatFloat(v, 'f', 4, 64))
-			}
-		}
-		md := "inf"
-		if r.MinClearanceM != nil {
-			md = strconv.FormatFloat(*r.MinClearanceM, 'f', 4, 64)
-		}
-		row = append(row, md, strconv.FormatFloat(r.FlightTimeS, 'f', 3, 64), strconv.Itoa(r.Points), r.Verdict, strconv.FormatBool(r.Completed))
-		if l := tests[i].Labels; l != nil {
-			row = append(row, l.Intrusion, l.Size[0], l.Size[1], l.Aspect[0], l.Aspect[1], l.Rotation[0], l.Rotation[1], l.Sector, l.Passage)
-		} else {
-			row = append(row, "", "", "", "", "", "", "", "", "")
-		}
-		b.WriteString(strings.Join(row, ","))
-		b.WriteByte('\n')
-		if r.Verdict != run.VerdictPass {
-			critical++
-		}
-		if r.Verdict == run.VerdictHardFail {
-			hard++
-		}
-	}
-	if err := writeAtomic(f.out, b.Bytes()); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "%s: %d tests, %d critical (%.1f %%), %d collisions, %d soft fails; wrote %s\n",
-		cs.Name, f.n, critical, 100*float64(critical)/float64(f.n), hard, critical-hard, f.out)
+	fmt.Fprintln(stderr, d.Summary(cs.Name, f.out))
 	return nil
 }

@@ -28,6 +28,7 @@ type eolFlags struct {
 	seed    uint64
 	json    bool
 	variant string
+	profile string // robot profile YAML for --connect ws:// (rosbridge.go)
 }
 
 // eolNow is the clock the report's time comes from; tests replace it.
@@ -70,11 +71,12 @@ nothing is written when it cannot run.`,
 	fl.StringVar(&f.serial, "serial", "", "the robot's serial number, for the report and the build record (default "+defaultSimSerial+" in the simulator; required with --connect)")
 	fl.BoolVar(&f.blade, "blade", true, "the blade is connected (mower); false makes the blade rows SKIP")
 	fl.BoolVar(&f.lidar, "lidar", true, "a lidar (range sensor) is fitted; false makes its rows SKIP")
-	fl.StringVar(&f.connect, "connect", "", "test a real quadrotor at `URL` over MAVLink (PX4, ArduPilot or shakedown sitl) instead of the simulator")
+	fl.StringVar(&f.connect, "connect", "", "test a real robot at `URL` instead of the simulator: a quadrotor over MAVLink (PX4, ArduPilot or shakedown sitl), a mower over rosbridge (ws://host:9090)")
 	fl.StringVar(&f.runID, "run-id", "", "the run's id, which names the reports (default <serial>-<UTC time>)")
 	fl.StringVar(&f.out, "out", "reports", "write the reports into `DIR`")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulator's noise")
 	fl.BoolVar(&f.json, "json", false, "print the end_of_line block as JSON instead of the summary")
+	fl.StringVar(&f.profile, "profile", "", "robot profile `YAML` (topics, rates, geometry) of the mower reached with --connect ws://; default the built-in mower profile")
 	fl.StringVar(&f.variant, "sim-variant", "", "simulate the mower of one of the seed's earlier runs: `eol-1` (gate without watchdog, blade torque unlimited) or eol-2 (blade torque unlimited)")
 	return cmd
 }
@@ -121,13 +123,15 @@ func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeS
 	if f.out == "" {
 		return fmt.Errorf("--out: empty directory")
 	}
-	if f.connect != "" && f.vehicle != "quad" {
-		return fmt.Errorf("--connect: only the quadrotor speaks MAVLink (use --vehicle quad); no report written")
+	if f.connect != "" && f.vehicle != "quad" && !isRosbridgeURL(f.connect) {
+		return fmt.Errorf("--connect: the mower is reached over rosbridge (ws://host:9090); only the quadrotor speaks MAVLink; no report written")
 	}
 	opt := eol.Options{Serial: f.serial, RunID: f.runID, Time: now, Source: "simulator", NoBlade: !f.blade, NoLidar: !f.lidar}
 	var rep *eol.Report
 	var err error
 	switch {
+	case f.connect != "" && f.vehicle == "mower":
+		rep, err = runEOLRosbridge(ctx, f, opt)
 	case f.connect != "":
 		v, cerr := connectVehicle(ctx, f.connect, io.Discard)
 		if cerr != nil {

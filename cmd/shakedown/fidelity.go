@@ -24,14 +24,17 @@ type fidelityFlags struct {
 func newFidelityCmd() *cobra.Command {
 	var f fidelityFlags
 	cmd := &cobra.Command{
-		Use:   "fidelity <reference.csv>",
+		Use:   "fidelity <reference.csv | folder>",
 		Short: "Measure how well the embedded simulator predicts PX4 on tests with known outcomes",
 		Long: `Fly tests whose outcome on PX4 + PX4-Avoidance is known and compare. The
 reference is a CSV with at least the columns test and px4_min_distance_m,
 and optionally yaml (the test file, relative to the CSV; default
 tests/<mission>/<test>.yaml beside it), mission, source, px4_airborne_s,
 px4_class and usable (rows with usable = no are left out), as in the
-project's px4-reference data.
+project's px4-reference data. A folder instead holds test YAMLs each with
+the PX4 log of its flight beside it (test_0.yaml, test_0.ulg): PX4's
+distance and airborne time are then measured on the log's trajectory by
+Aerialist's rule.
 
 Each test is flown --runs times (Aerialist's setting: the log starts about
 20 s before arming, no wind, a contact does not end the flight) and the
@@ -62,6 +65,27 @@ Exit status: 0 compared, 2 bad input (the message names the row).`,
 	return cmd
 }
 
+// loadReference reads a reference CSV, or a folder of test YAMLs each with
+// its PX4 log (.ulg) beside it.
+func loadReference(ref string) ([]fidelity.Reference, error) {
+	st, err := os.Stat(ref)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return fidelity.FromFolder(ref)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file or a folder", ref)
+	}
+	fh, err := os.Open(ref)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return fidelity.ParseCSV(ref, fh)
+}
+
 func runFidelity(cmd *cobra.Command, ref string, f fidelityFlags) error {
 	if f.runs < 1 || f.runs > 100 {
 		return fmt.Errorf("--runs %d out of [1, 100]", f.runs)
@@ -69,15 +93,7 @@ func runFidelity(cmd *cobra.Command, ref string, f fidelityFlags) error {
 	if f.sample < 0 {
 		return fmt.Errorf("--sample %d < 0", f.sample)
 	}
-	fh, err := os.Open(ref)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", ref)
-	}
-	refs, err := fidelity.ParseCSV(ref, fh)
+	refs, err := loadReference(ref)
 	if err != nil {
 		return err
 	}

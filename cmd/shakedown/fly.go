@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -156,6 +157,26 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 	return nil
 }
 
+// flyOverMAVLink is fly --connect: the case study's mission flown by
+// run.Fly on the vehicle at f.connect, judged on its own estimate.
+func flyOverMAVLink(ctx context.Context, stderr io.Writer, cs *scenario.CaseStudy, f flyFlags) (*run.Result, error) {
+	if f.record != "" {
+		return nil, errors.New("--record needs the embedded simulator; it is not available with --connect")
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if f.gust != 0 || f.autopilot != run.AutopilotAvoid || f.seed != 1 {
+		fmt.Fprintln(stderr, "shakedown: --gust, --autopilot and --seed act on the embedded simulator; ignored with --connect")
+	}
+	v, err := connectVehicle(ctx, f.connect, stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	return run.Fly(ctx, v, cs, run.Options{TimeoutS: f.timeout})
+}
+
 func printResult(w io.Writer, r *run.Result, out string) {
 	verdict := "completed"
 	if !r.Completed {
@@ -230,25 +251,4 @@ func writeOutputs(dir string, cs *scenario.CaseStudy, r *run.Result) error {
 		}
 	}
 	return nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory, so that readers never see a partial file.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

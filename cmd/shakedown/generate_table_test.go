@@ -1,3 +1,8 @@
+//go:build long
+
+// The measurement table is not a test: it takes tens of minutes, so it is
+// built only with -tags long (go test ./... neither runs nor skips it).
+
 package main
 
 import (
@@ -14,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/shakedown-robotics/shakedown/gen/harness"
 )
 
 // tableRow is one generation of the measurement table.
@@ -46,9 +53,9 @@ func envList(name, def string) []string {
 // TestGenerateTable produces the measurement table of issue 6: hit rate,
 // precision and input diversity of each strategy on missions 2, 4 and 5
 // with budgets 200 and 100 over 5 seeds (mean ± sd). It takes tens of
-// minutes and runs only with SHAKEDOWN_LONG=1:
+// minutes and is built only with the long tag:
 //
-//	SHAKEDOWN_LONG=1 SHAKEDOWN_TABLE=/tmp/table go test -run TestGenerateTable -timeout 0 ./cmd/shakedown/
+//	SHAKEDOWN_TABLE=/tmp/table go test -tags long -run TestGenerateTable -timeout 0 ./cmd/shakedown/
 //
 // Each generation is appended to $SHAKEDOWN_TABLE/runs.jsonl as it ends
 // and skipped when already there, so an interrupted run resumes; the
@@ -56,9 +63,6 @@ func envList(name, def string) []string {
 // _BUDGETS, _SEEDS and _STRATEGIES (strategy[+mMARGIN], comma-separated)
 // narrow it.
 func TestGenerateTable(t *testing.T) {
-	if os.Getenv("SHAKEDOWN_LONG") != "1" {
-		t.Skip("long measurement: set SHAKEDOWN_LONG=1")
-	}
 	dir := os.Getenv("SHAKEDOWN_TABLE")
 	if dir == "" {
 		dir = t.TempDir()
@@ -103,7 +107,7 @@ func TestGenerateTable(t *testing.T) {
 	for _, m := range missions {
 		for _, s := range strats {
 			name, _, _ := strings.Cut(s, "+m")
-			if name == stratRandom || name == stratConstrained {
+			if name == harness.StratRandom || name == harness.StratConstrained {
 				continue
 			}
 			f := tableFlags(cache, name, 0, 1)
@@ -179,7 +183,7 @@ func TestGenerateTable(t *testing.T) {
 
 func tableFlags(cache, strategy string, margin float64, seed uint64) generateFlags {
 	return generateFlags{strategy: strategy, seed: seed, out: "unused", report: true, workers: 1, gust: defaultGust,
-		timeout: 500, cacheDir: cache, rounds: defaultRefineRounds, runs: defaultReportRuns, datasetN: defaultDatasetN,
+		timeout: 500, cacheDir: cache, rounds: harness.DefaultRefineRounds, runs: harness.DefaultReportRuns, datasetN: harness.DefaultDatasetN,
 		margin: margin, quiet: true}
 }
 

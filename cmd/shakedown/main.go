@@ -60,6 +60,6 @@ Competition does.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd(), newBenchCmd(), newMissionCmd(stdout, stderr), newEOLCmd(), newReportCmd(), newGenerateCmd(), newSurrogateCmd(), newSITLCmd(), newCampaignCmd(), newWorkerCmd(), newFidelityCmd())
+	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd(), newBenchCmd(), newMissionCmd(stdout, stderr), newEOLCmd(), newReportCmd(), newGenerateCmd(), newSurrogateCmd(), newSITLCmd(), newCampaignCmd(), newWorkerCmd(), newFidelityCmd(), newLintCmd())
 	return root
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/shakedown-robotics/shakedown/gen/harness"
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"os"
 	"path/filepath"
@@ -93,6 +94,25 @@ func TestRunTestsFailure(t *testing.T) {
 
 // An invalid test stops the run before anything is simulated: exit 2, the
 // file, the rule and the obstacle named, no output written.
+// Without --strict a rule break is flown after a warning, but a
+// malformed file (a non-finite number, a size that is not positive) is
+// still refused before anything flies.
+func TestRunTestsMalformedRefused(t *testing.T) {
+	dir := t.TempDir()
+	good := testYAML(t, dir, "good.yaml", readmeSample)
+	for name, obstacles := range map[string]string{
+		"nan":  "  - position: {r: 0, x: .nan, y: 20, z: 0}\n    size: {h: 20, l: 10, w: 4}\n",
+		"inf":  "  - position: {r: 0, x: 0, y: 20, z: 0}\n    size: {h: .inf, l: 10, w: 4}\n",
+		"zero": "  - position: {r: 0, x: 0, y: 20, z: 0}\n    size: {h: 20, l: 0, w: 4}\n",
+	} {
+		bad := testYAML(t, dir, name+".yaml", obstacles)
+		code, stdout, stderr := sh(t, "run", good, bad)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, filepath.Base(bad)) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming the file, nothing flown", name, code, stdout, stderr)
+		}
+	}
+}
+
 func TestRunTestsInvalid(t *testing.T) {
 	dir := t.TempDir()
 	good := testYAML(t, dir, "good.yaml", readmeSample)
@@ -112,7 +132,7 @@ func TestRunTestsInvalid(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			bad := testYAML(t, dir, strings.ReplaceAll(c.name, " ", "_")+".yaml", c.obstacles)
 			out := filepath.Join(dir, "out-"+c.name)
-			code, stdout, stderr := sh(t, "run", good, bad, "--out", out)
+			code, stdout, stderr := sh(t, "run", "--strict", good, bad, "--out", out)
 			if code != 2 {
 				t.Fatalf("exit %d; want 2\n%s%s", code, stdout, stderr)
 			}
@@ -152,8 +172,8 @@ func TestDatasetDeterministic(t *testing.T) {
 		t.Errorf("got %d lines, header %q", len(lines), lines[0])
 	}
 	for _, l := range lines[1:] {
-		if n := len(strings.Split(l, ",")); n != len(datasetHeader) {
-			t.Errorf("row %q has %d fields; want %d", l, n, len(datasetHeader))
+		if n := len(strings.Split(l, ",")); n != len(harness.DatasetHeader) {
+			t.Errorf("row %q has %d fields; want %d", l, n, len(harness.DatasetHeader))
 		}
 	}
 	code, _, e := sh(t, "dataset", "canonical", "--n", "0", "--out", filepath.Join(dir, "c.csv"))

@@ -3,21 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/shakedown-robotics/shakedown/plot"
+	"github.com/shakedown-robotics/shakedown/campaign"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
-	"github.com/shakedown-robotics/shakedown/trace"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -32,6 +28,12 @@ type runFlags struct {
 	timeout   float64
 	workers   int
 	record    bool
+	strict    bool
+	preArm    float64
+	// aerialistQuirk leaves out of the flight the boxes Aerialist cannot spawn.
+	aerialistQuirk bool
+	warn           io.Writer // rule-break warnings; nil refuses them
+	engines        engineFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -45,8 +47,12 @@ simulator with the obstacle-avoidance autopilot, --runs times each with
 different noise and gust seeds, and print per test the minimum distance to
 the obstacles (Aerialist's rule), the competition points averaged over runs,
 the flight time and the verdict (pass, soft-fail below 1.5 m, hard-fail on a
-collision). Every test is checked against the rules first; an invalid one
-stops everything before anything is simulated.
+collision). Every test is checked against the rules first; one that breaks
+them (footprints leaving the placement area, overlapping boxes…) is flown
+after a warning naming the file and the rule, as Aerialist flies it;
+--strict refuses it instead and stops before anything is simulated. As in
+Aerialist, the log starts --pre-arm seconds before arming, and a contact
+with a box does not end the flight.
 
 --out writes, per test, a plot of the run that came closest (the trajectory
 over the obstacles with the closest approach marked and its distance), each
@@ -59,6 +65,7 @@ collided, 2 bad input.`,
   shakedown run ../shared/data/competition/mission2.yaml --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.warn = cmd.ErrOrStderr()
 			return runTests(cmd.Context(), cmd.OutOrStdout(), args, f)
 		},
 	}
@@ -73,6 +80,10 @@ collided, 2 bad input.`,
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` per run (the competition's 500)")
 	fl.IntVar(&f.workers, "workers", 0, "simulations in parallel (0 = one per core)")
 	fl.BoolVar(&f.record, "record", false, "with --out, also write each run as an MCAP flight log for Foxglove")
+	fl.BoolVar(&f.strict, "strict", false, "refuse (exit 2) a test that breaks the --rules instead of warning and flying it")
+	fl.Float64Var(&f.preArm, "pre-arm", run.DefaultPreArmS, "`seconds` on the ground before arming, inside the log (Aerialist's logs start about 20 s before take-off)")
+	addEngineFlags(fl, &f.engines)
+	fl.BoolVar(&f.aerialistQuirk, "aerialist-quirk", false, "leave out of the flight the boxes Aerialist cannot spawn (rotation printed in exponent notation, 0 < |r| < 0.0057°); they are still scored")
 	return cmd
 }
 
@@ -123,7 +134,7 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		return fmt.Errorf("--record needs --out DIR")
 	}
 	// Load and check every test before simulating any.
-	cases, names, err := loadTests(files, rules)
+	cases, names, err := loadTestsWarn(files, rules, f.strict, f.warn)
 	if err != nil {
 		return err
 	}
@@ -131,7 +142,8 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	var logs []*bytes.Buffer
 	for i, cs := range cases {
 		for k := range f.runs {
-			opt := run.Options{Seed: run.RunSeed(f.seed, i*f.runs+k), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot}
+			opt := run.Options{Seed: run.RunSeed(f.seed, i*f.runs+k), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot,
+				PreArmS: f.preArm, AerialistUnspawned: f.aerialistQuirk}
 			if f.record {
 				b := new(bytes.Buffer)
 				logs = append(logs, b)
@@ -140,7 +152,7 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 			jobs = append(jobs, run.Job{Case: cs, Opt: opt})
 		}
 	}
-	results, err := run.Batch(ctx, jobs, f.workers, f.out != "", nil)
+	results, err := flyTests(ctx, jobs, f)
 	if err != nil {
 		return err
 	}
@@ -153,10 +165,44 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	return reportTests(stdout, f.json, names, out, f.runs)
 }
 
+// flyTests flies the jobs on the embedded simulator (run.Batch: with the
+// pre-arm time, the Aerialist quirk and the MCAP records), or as campaign
+// jobs on the engine --engine names.
+func flyTests(ctx context.Context, jobs []run.Job, f runFlags) ([]*run.Result, error) {
+	if err := f.engines.check(); err != nil {
+		return nil, err
+	}
+	if f.engines.engine == "" || f.engines.engine == campaign.EngineEmbedded {
+		return run.Batch(ctx, jobs, f.workers, f.out != "", nil)
+	}
+	if f.record {
+		return nil, fmt.Errorf("--record needs the embedded simulator, not --engine %s", f.engines.engine)
+	}
+	stderr := f.warn
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	ef := execFlags{engineFlags: f.engines}
+	r, closeRunner, err := ef.runner(ctx, stderr, f.workers)
+	if err != nil {
+		return nil, err
+	}
+	defer closeRunner()
+	return r.Batch(ctx, "run --engine "+f.engines.engine, jobs, f.out != "", nil)
+}
+
 // loadTests loads every test file and checks it against rules before
 // anything flies, and names each test after its file (test_0.yaml →
 // test_0; the second of two files with the same base name → test_0-2).
 func loadTests(files []string, rules scenario.Rules) ([]*scenario.CaseStudy, []string, error) {
+	return loadTestsWarn(files, rules, true, nil)
+}
+
+// loadTestsWarn is loadTests that, unless strict, flies a test that breaks
+// the rules after a warning on warn naming the file and the rule: Aerialist
+// flies such files, and so do the competition's entrants (a refused rule
+// break is still a scoring matter for score).
+func loadTestsWarn(files []string, rules scenario.Rules, strict bool, warn io.Writer) ([]*scenario.CaseStudy, []string, error) {
 	cases := make([]*scenario.CaseStudy, len(files))
 	names := make([]string, len(files))
 	seen := map[string]int{}
@@ -165,8 +211,14 @@ func loadTests(files []string, rules scenario.Rules) ([]*scenario.CaseStudy, []s
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := rules.Check(cs.Obstacles); err != nil {
+		if err := malformed(cs.Obstacles); err != nil {
 			return nil, nil, fmt.Errorf("%s: invalid test: %w", file, err)
+		}
+		if err := rules.Check(cs.Obstacles); err != nil {
+			if strict || warn == nil {
+				return nil, nil, fmt.Errorf("%s: invalid test: %w", file, err)
+			}
+			fmt.Fprintf(warn, "warning: %s: breaks the rules: %v (flown anyway; --strict refuses it)\n", file, err)
 		}
 		cases[i] = cs
 		base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
@@ -179,119 +231,17 @@ func loadTests(files []string, rules scenario.Rules) ([]*scenario.CaseStudy, []s
 	return cases, names, nil
 }
 
-// summarizeTests groups results (runs consecutive results per test, in the
-// order of cases) into one testResult per test.
-func summarizeTests(files []string, cases []*scenario.CaseStudy, results []*run.Result, runs int) []testResult {
-	out := make([]testResult, len(cases))
-	for i, cs := range cases {
-		rs := results[i*runs : (i+1)*runs]
-		tr := testResult{Test: files[i], Mission: cs.Mission.Name, Summary: run.Summarize(rs), Runs: rs}
-		for _, b := range cs.Obstacles {
-			tr.Obstacles = append(tr.Obstacles, obstacleOut{b.L, b.W, b.H, b.X, b.Y, b.Z, b.R})
-		}
-		out[i] = tr
-	}
-	return out
-}
-
-// reportTests prints the tests as JSON or one line each with a total, and
-// returns a *failure when any test failed (exit 1).
-func reportTests(stdout io.Writer, asJSON bool, names []string, out []testResult, runs int) error {
-	failed := 0
-	for _, tr := range out {
-		if tr.Summary.Verdict != run.VerdictPass {
-			failed++
-		}
-	}
-	if asJSON {
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
-	} else {
-		for i, tr := range out {
-			printTest(stdout, names[i], tr)
-		}
-		fmt.Fprintf(stdout, "%d tests, %d runs each: %d passed, %d failed\n", len(out), runs, len(out)-failed, failed)
-	}
-	if failed > 0 {
-		return &failure{}
-	}
-	return nil
-}
-
-func printTest(w io.Writer, name string, tr testResult) {
-	s := tr.Summary
-	dist := "no obstacles"
-	if s.MinClearanceM != nil {
-		dist = fmt.Sprintf("min distance %.2f m", *s.MinClearanceM)
-	}
-	per := make([]string, len(tr.Runs))
-	for k, r := range tr.Runs {
-		if r.MinClearanceM != nil {
-			per[k] = strconv.FormatFloat(*r.MinClearanceM, 'f', 2, 64)
-		} else {
-			per[k] = "-"
-		}
-		if !r.Completed {
-			per[k] += "*"
-		}
-	}
-	fmt.Fprintf(w, "%s (%s, %d obstacles): %s, points %.2f, flight time %.1f s, %s  [runs: %s]\n",
-		name, tr.Mission, len(tr.Obstacles), dist, s.MeanPoints, s.MeanTimeS, s.Verdict, strings.Join(per, " "))
-}
-
-// writeRunOutputs renders all files first, then writes them atomically.
-func writeRunOutputs(dir string, names []string, cases []*scenario.CaseStudy, out []testResult, logs []*bytes.Buffer) error {
-	type file struct {
-		name string
-		data []byte
-	}
-	var files []file
-	area := world.DefaultArea
-	for i, tr := range out {
-		// The run that came closest.
-		best := tr.Runs[0]
-		for _, r := range tr.Runs {
-			if r.MinClearanceM != nil && (best.MinClearanceM == nil || *r.MinClearanceM < *best.MinClearanceM) {
-				best = r
+// malformed reports an obstacle that no bench could fly: a non-finite
+// number, or a size that is not positive.
+func malformed(boxes []world.Box) error {
+	for i, b := range boxes {
+		for _, v := range []float64{b.L, b.W, b.H, b.X, b.Y, b.Z, b.R} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("obstacle %d: %v is not a finite number", i+1, v)
 			}
 		}
-		for k, r := range tr.Runs {
-			var b bytes.Buffer
-			if err := trace.WriteCSV(&b, r.Trace); err != nil {
-				return err
-			}
-			files = append(files, file{fmt.Sprintf("%s-run%d.csv", names[i], k+1), b.Bytes()})
-			if logs != nil {
-				files = append(files, file{fmt.Sprintf("%s-run%d.mcap", names[i], k+1), logs[i*len(tr.Runs)+k].Bytes()})
-			}
-		}
-		title := fmt.Sprintf("%s (%s): %s", names[i], tr.Mission, tr.Summary.Verdict)
-		note := "no obstacles"
-		if best.MinClearanceM != nil {
-			note = fmt.Sprintf("distance: %.2f m (obstacle %d), run seed %d", *best.MinClearanceM, best.MinObstacle, best.Seed)
-		}
-		fl := plot.Flight{Title: title, Area: &area, Obstacles: cases[i].Obstacles, Planned: cases[i].Mission.Path(),
-			Flown: trace.Positions(best.Trace), Start: true, End: true, Note: note, Closest: best.Closest}
-		var png bytes.Buffer
-		if err := plot.WritePNG(&png, fl, 1200, 800); err != nil {
-			return fmt.Errorf("%s.png: %w", names[i], err)
-		}
-		files = append(files, file{names[i] + ".png", png.Bytes()})
-	}
-	js, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	files = append(files, file{"results.json", append(js, '\n')})
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
-			return err
+		if !(b.L > 0 && b.W > 0 && b.H > 0) {
+			return fmt.Errorf("obstacle %d: size %g × %g × %g must be positive", i+1, b.L, b.W, b.H)
 		}
 	}
 	return nil

@@ -18,10 +18,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/mission/server"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
-	"github.com/shakedown-robotics/shakedown/score"
-	"github.com/shakedown-robotics/shakedown/trace"
 	"github.com/shakedown-robotics/shakedown/vehicle"
-	"github.com/shakedown-robotics/shakedown/world"
 )
 
 type sitlFlags struct {
@@ -33,6 +30,9 @@ type sitlFlags struct {
 	autopilot string
 	obstacles []string
 	rules     string
+	rosbridge string // host:port: serve on a rosbridge server instead of MAVLink (rosbridge.go)
+	profile   string // the robot profile YAML with --rosbridge; "" = the built-in one
+	variant   string // the mower of one of the end-of-line seed's runs (rosbridge.go)
 }
 
 func newSITLCmd() *cobra.Command {
@@ -76,11 +76,14 @@ Runs until interrupted (SIGINT, SIGTERM).`,
 			if len(args) == 1 {
 				arg = args[0]
 			}
+			if f.rosbridge != "" {
+				return runSITLRosbridge(ctx, cmd.ErrOrStderr(), arg, f, nil)
+			}
 			return runSITL(ctx, cmd.ErrOrStderr(), arg, f, nil)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.vehicle, "vehicle", "quad", "the simulated vehicle: quad")
+	fl.StringVar(&f.vehicle, "vehicle", "quad", "the simulated vehicle: quad, or mower (with --rosbridge)")
 	fl.StringVar(&f.listen, "listen", "udp://127.0.0.1:14540", "offboard/API link `URL` the vehicle listens on (udp://, tcp://)")
 	fl.StringVar(&f.gcs, "gcs", "udp://127.0.0.1:14550", "ground-station `URL` the vehicle sends to; \"\" = none")
 	fl.Float64Var(&f.speed, "speed", 1, "simulated seconds per wall second (PX4_SIM_SPEED_FACTOR)")
@@ -88,6 +91,9 @@ Runs until interrupted (SIGINT, SIGTERM).`,
 	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotPlain, "plain, or avoid (missions flown with the obstacle-avoidance planner)")
 	fl.StringArrayVar(&f.obstacles, "obstacle", nil, "obstacle `l,w,h,x,y,z,r` (m, degrees; competition frame); repeatable")
 	fl.StringVar(&f.rules, "rules", "2025", "obstacle validity rules: 2024, 2025 or 2026")
+	fl.StringVar(&f.rosbridge, "rosbridge", "", "serve the robot (quad or --vehicle mower) to ROS 2 on a rosbridge v2 server at `host:port` (e.g. 127.0.0.1:9090) instead of MAVLink")
+	fl.StringVar(&f.variant, "sim-variant", "", "with --vehicle mower: simulate the mower of the seed's run `eol-1` or eol-2 (as shakedown eol --sim-variant)")
+	fl.StringVar(&f.profile, "profile", "", "robot profile `YAML` (topics, rates, frames) for --rosbridge; default the built-in quad or mower profile")
 	return cmd
 }
 
@@ -193,7 +199,9 @@ func connectVehicle(ctx context.Context, url string, stderr io.Writer) (*mavlink
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	v, err := mavlink.Dial(cctx, mavlink.Config{URL: url})
+	// PX4 SITL refuses to arm until its preflight checks pass, some
+	// seconds after its first heartbeat: ask again for a minute.
+	v, err := mavlink.Dial(cctx, mavlink.Config{URL: url, ArmRetry: time.Minute})
 	if err != nil {
 		return nil, fmt.Errorf("--connect %s: %w", url, err)
 	}
@@ -230,106 +238,4 @@ func newMavlinkMissionAdapter(url string, logf func(string, ...any)) (server.Ada
 		return nil, err
 	}
 	return mavlink.NewMissionAdapter(v), nil
-}
-
-// flyConnected flies a case study's mission on a MAVLink vehicle with the
-// steps of run.Fly (upload, arm, start, wait until the mission is done or
-// the vehicle disarmed) and judges it on the vehicle's own estimated
-// position, sampled at 10 Hz of vehicle time: over MAVLink there is no
-// ground truth, so collisions are not seen.
-func flyConnected(ctx context.Context, v vehicle.Vehicle, cs *scenario.CaseStudy, timeoutS float64) (*run.Result, error) {
-	items, err := run.Items(cs.Mission)
-	if err != nil {
-		return nil, err
-	}
-	if err := v.UploadMission(ctx, items); err != nil {
-		return nil, fmt.Errorf("upload: %w", err)
-	}
-	if err := v.Arm(ctx); err != nil {
-		return nil, fmt.Errorf("arm: %w", err)
-	}
-	if err := v.StartMission(ctx); err != nil {
-		return nil, fmt.Errorf("start mission: %w", err)
-	}
-	start := v.Telemetry()
-	home := start.Home
-	var tr []trace.Sample
-	sample := func(t vehicle.Telemetry) {
-		p := t.Pos.Sub(home)
-		tr = append(tr, trace.Sample{T: t.T - start.T, Pos: p, Heading: t.Heading()})
-	}
-	sample(start)
-	next := start.T + 0.1
-	tel := start
-	timedOut := false
-	for {
-		tel, err = v.Wait(ctx, 100*time.Millisecond, nil)
-		if err != nil {
-			return nil, err
-		}
-		if tel.T >= next {
-			sample(tel)
-			next = tel.T + 0.1
-		}
-		if tel.MissionDone || !tel.Armed && tel.T-start.T > 1 {
-			break
-		}
-		if tel.T-start.T > timeoutS {
-			timedOut = true
-			break
-		}
-	}
-	r := &run.Result{Mission: cs.Name, Trace: tr, Collisions: []run.Collision{}, SimTimeS: tel.T - start.T, FlightTimeS: tel.T - start.T}
-	r.PathLengthM = trace.PathLength(tr)
-	switch {
-	case tel.MissionDone:
-		r.Completed = true
-		r.Reason = fmt.Sprintf("mission complete: landed and disarmed at (%.2f, %.2f)", tel.Pos.X-home.X, tel.Pos.Y-home.Y)
-	case timedOut:
-		r.TimedOut = true
-		r.Reason = fmt.Sprintf("timeout: mission not finished after %g s (at item %d of %d)", timeoutS, tel.MissionItem+1, len(cs.Mission.Items))
-	default:
-		r.Reason = fmt.Sprintf("disarmed before the mission ended (at item %d of %d)", tel.MissionItem+1, len(cs.Mission.Items))
-	}
-	if n := len(cs.Obstacles); n > 0 && len(tr) > 0 {
-		path := trace.Positions(trace.Resample(tr, run.ResamplePeriodS))
-		r.Clearances = make([]float64, n)
-		m := world.MinClearance(cs.Obstacles, path, r.Clearances)
-		r.MinClearanceM = &m
-		for i, c := range r.Clearances {
-			if c == m {
-				r.MinObstacle = i + 1
-				break
-			}
-		}
-		a := world.ClosestApproach(cs.Obstacles[r.MinObstacle-1], path)
-		r.Closest = &a
-		r.Points = int(score.Points(m))
-	}
-	r.Verdict = run.VerdictPass
-	if r.MinClearanceM != nil && *r.MinClearanceM < run.CriticalM {
-		r.Verdict = run.VerdictSoftFail
-	}
-	r.Reason += " (judged on the vehicle's estimated position; collisions are not seen over MAVLink)"
-	return r, nil
-}
-
-// flyOverMAVLink is fly --connect: the case study's mission flown on the
-// vehicle at url.
-func flyOverMAVLink(ctx context.Context, stderr io.Writer, cs *scenario.CaseStudy, f flyFlags) (*run.Result, error) {
-	if f.record != "" {
-		return nil, errors.New("--record needs the embedded simulator; it is not available with --connect")
-	}
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	if f.gust != 0 || f.autopilot != run.AutopilotAvoid || f.seed != 1 {
-		fmt.Fprintln(stderr, "shakedown: --gust, --autopilot and --seed act on the embedded simulator; ignored with --connect")
-	}
-	v, err := connectVehicle(ctx, f.connect, stderr)
-	if err != nil {
-		return nil, err
-	}
-	defer v.Close()
-	return flyConnected(ctx, v, cs, f.timeout)
 }

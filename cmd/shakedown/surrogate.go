@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -171,13 +170,4 @@ func surrogateEval(stdout io.Writer, modelPath, dataPath string, f surrogateFlag
 	}
 	fmt.Fprintf(stdout, "%s on %s (%d samples): RMSE %.3f m, MAE %.3f m\n", modelPath, dataPath, r.Samples, r.RMSE, r.MAE)
 	return nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }

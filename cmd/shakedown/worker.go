@@ -22,6 +22,7 @@ type workerFlags struct {
 	name        string
 	drain       time.Duration
 	verbose     bool
+	engines     engineFlags // the engine this worker has beside the embedded one
 }
 
 func newWorkerCmd() *cobra.Command {
@@ -61,6 +62,7 @@ cannot be reached or has no JetStream.`,
 	fl.StringVar(&f.name, "name", "", "worker name reported with each result (default host-pid)")
 	fl.DurationVar(&f.drain, "drain-timeout", 10*time.Minute, "on SIGTERM, how long running jobs may take to finish before going back to the queue (0 = no limit)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print a line per job")
+	addEngineFlags(fl, &f.engines)
 	return cmd
 }
 
@@ -71,9 +73,10 @@ func runWorker(ctx context.Context, stderr io.Writer, f workerFlags) error {
 	if f.drain < 0 {
 		return fmt.Errorf("--drain-timeout %v: want 0 or more", f.drain)
 	}
-	if err := (execFlags{executor: "nats", natsURL: f.natsURL}).check(); err != nil {
+	if err := (execFlags{executor: "nats", natsURL: f.natsURL, engineFlags: f.engines}).check(); err != nil {
 		return err
 	}
+	engines := f.engines.engines(stderr)
 	name := f.name
 	if name == "" {
 		host, err := os.Hostname()
@@ -93,7 +96,10 @@ func runWorker(ctx context.Context, stderr io.Writer, f workerFlags) error {
 	defer nc.Close()
 	var mu sync.Mutex
 	jobs, failed := 0, 0
-	w := &campaign.Worker{Conn: nc, Name: name, Concurrency: n, DrainTimeout: f.drain,
+	if f.engines.engine == campaign.EngineMAVLink {
+		n = 1 // one vehicle flies one job at a time
+	}
+	w := &campaign.Worker{Conn: nc, Name: name, Concurrency: n, DrainTimeout: f.drain, Exec: engines.Execute,
 		OnResult: func(d campaign.Delivery) {
 			mu.Lock()
 			defer mu.Unlock()

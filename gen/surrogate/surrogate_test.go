@@ -2,10 +2,12 @@ package surrogate
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -253,20 +255,72 @@ func FuzzParseCSV(f *testing.F) {
 				}
 			}
 		}
+		// Round trip: the dataset written back as a CSV (shortest exact
+		// decimals) parses to the same values.
+		var b strings.Builder
+		b.WriteString(strings.Join(FeatureNames[:], ",") + "," + TargetColumn + "\n")
+		for i := range d.X {
+			for _, v := range d.X[i] {
+				b.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + ",")
+			}
+			b.WriteString(strconv.FormatFloat(d.Y[i], 'g', -1, 64) + "\n")
+		}
+		back, err := ParseCSV("back.csv", strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatalf("the parsed dataset written back does not parse: %v\n%s", err, b.String())
+		}
+		if back.Len() != d.Len() {
+			t.Fatalf("round trip: %d rows; want %d", back.Len(), d.Len())
+		}
+		for i := range d.X {
+			if back.X[i] != d.X[i] || back.Y[i] != d.Y[i] {
+				t.Fatalf("row %d: %v %v after a round trip; want %v %v", i, back.X[i], back.Y[i], d.X[i], d.Y[i])
+			}
+		}
 	})
 }
 
 func FuzzDecode(f *testing.F) {
 	good, _ := randomModel(2).Encode()
 	f.Add(good)
+	if trained, err := Train(synthetic(60, 1), Config{Seed: 1, Epochs: 1}); err == nil {
+		data, _ := trained.Encode() // with log transforms and offsets
+		f.Add(data)
+	}
 	f.Add([]byte(`{"format":"shakedown-surrogate/1"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Decode("f.json", data)
 		if err != nil {
 			return
 		}
-		if p := m.Predict(Features{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}); math.IsNaN(p) {
+		x := Features{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+		p := m.Predict(x)
+		if math.IsNaN(p) {
 			t.Fatal("a decoded model predicts NaN")
+		}
+		// Round trip: a decoded model encodes to a model that decodes to the
+		// same bytes and the same predictions.
+		enc, err := m.Encode()
+		if err != nil {
+			t.Fatalf("a decoded model does not encode: %v", err)
+		}
+		m2, err := Decode("again.json", enc)
+		if err != nil {
+			t.Fatalf("an encoded model does not decode: %v", err)
+		}
+		enc2, _ := m2.Encode()
+		if !bytes.Equal(enc, enc2) || m2.Predict(x) != p {
+			t.Fatalf("round trip changed the model: predicts %v, then %v", p, m2.Predict(x))
+		}
+		// What was decoded is what the file says: its preprocessing, read
+		// by encoding/json on its own.
+		var file struct{ Inputs []Input }
+		if err := json.Unmarshal(data, &file); err == nil && len(file.Inputs) == NumFeatures {
+			for i, in := range file.Inputs {
+				if in != m.Inputs[i] {
+					t.Fatalf("input %d: decoded %+v; the file says %+v", i, m.Inputs[i], in)
+				}
+			}
 		}
 	})
 }
@@ -340,4 +394,39 @@ func BenchmarkPredictCanonical(b *testing.B) {
 		m.PredictBatch(dst, d.X)
 	}
 	b.ReportMetric(float64(b.N*len(d.X))/b.Elapsed().Seconds(), "predictions/s")
+}
+
+// The paper log-transforms the obstacle widths and obstacle 1's x (§IV-C):
+// a model trained with the default configuration standardises log(w1),
+// log(x1 + offset) and log(w2), and every other feature as it is. The
+// statistics are checked against the training split worked out here.
+func TestPaperLogTransform(t *testing.T) {
+	d := synthetic(200, 4)
+	m, err := Train(d, Config{Seed: 1, Epochs: 1, ValFraction: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]bool{"w1": true, "x1": true, "w2": true}
+	for j, in := range m.Inputs {
+		name := FeatureNames[j]
+		if in.Log != logged[name] {
+			t.Errorf("%s: log %v; want %v", name, in.Log, logged[name])
+		}
+		lo := math.Inf(1)
+		for _, x := range d.X {
+			lo = math.Min(lo, x[j])
+		}
+		var vs []float64
+		for _, x := range d.X {
+			v := x[j]
+			if logged[name] {
+				v = math.Log(math.Max(v+math.Max(0, 1-lo), minLogArg))
+			}
+			vs = append(vs, v)
+		}
+		mean, sd := meanSD(vs)
+		if math.Abs(in.Mean-mean) > 1e-9 || math.Abs(in.SD-sd) > 1e-9 {
+			t.Errorf("%s: mean %.6f sd %.6f; want %.6f %.6f", name, in.Mean, in.SD, mean, sd)
+		}
+	}
 }

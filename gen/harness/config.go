@@ -1,0 +1,164 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shakedown-robotics/shakedown/campaign"
+	"github.com/shakedown-robotics/shakedown/gen/surrogate"
+	"github.com/shakedown-robotics/shakedown/run"
+	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/sim"
+)
+
+// The strategies of a generation.
+const (
+	StratRandom        = "random"         // uniform sizes, rotations and positions in the area
+	StratConstrained   = "constrained"    // the paper's semantic sampler in the canonical zone, no model
+	StratSurrogate     = "surrogate"      // the paper's pipeline (§IV-E) with the canonical surrogate
+	StratActive        = "active"         // the pipeline in rounds, retraining the surrogate on each round's flights
+	StratMission       = "mission"        // the pipeline with a surrogate trained on the mission itself
+	StratMissionActive = "mission-active" // both
+)
+
+// Strategies lists the strategies, in the order the CLI documents them.
+var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive}
+
+// Defaults of the training data (paper §IV-C: 2716 constrained-random tests
+// of the canonical mission), of the refinement and of the confirmation.
+const (
+	DefaultDatasetN     = 2716
+	DefaultDatasetSeed  = 1
+	DefaultRefineRounds = 4
+	DefaultReportRuns   = 3 // the paper confirms criticality over three runs
+	// DefaultGustMS is the gust level of test runs (m/s, 1σ): enough wind to
+	// spread repeated runs of one test the way the competition sees them
+	// vary, far below what the vehicle can hold against.
+	DefaultGustMS = 0.3
+	// cacheVersion changes whenever what a cached dataset holds changes.
+	cacheVersion = 1
+)
+
+// Config is one generation. The zero values of the optional fields mean
+// what their comments say; Validate checks the rest.
+type Config struct {
+	CaseStudy *scenario.CaseStudy // the mission the obstacles are placed on (required)
+	Budget    int                 // simulations to spend, 1 to 1e6 (required)
+	Strategy  string              // one of Strategies; "" = StratSurrogate
+	Seed      uint64              // seeds the generator and the simulations
+	// Model is the surrogate; nil = trained on the cached dataset (the
+	// canonical one, or the mission's for the mission strategies).
+	Model *surrogate.Model
+	// Data is the training data retrained on (active strategies); empty =
+	// the cached dataset.
+	Data     surrogate.Dataset
+	GustMS   float64 // wind gust standard deviation, m/s, 0 to 10 (0 = calm)
+	TimeoutS float64 // simulated seconds per flight; 0 = run.DefaultTimeoutS
+	Batch    int     // candidates per round of the pipeline; 0 = gen's default (500)
+	MarginM  float64 // phase 2 swaps in only tests predicted below 1.5 m − MarginM; 0 to < 1.5
+	Rounds   int     // refinement rounds of the active strategies; 0 = DefaultRefineRounds
+	// Report flies every written test Runs more times and computes the
+	// paper's measures into Outcome.Report.
+	Report   bool
+	Runs     int // flights per written test for Report; 0 = DefaultReportRuns
+	DatasetN int // tests in a training dataset built by the simulator; 0 = DefaultDatasetN
+
+	// Runner flies the simulations: its executor and store (required).
+	// Every flight of the generation, datasets included, goes through it.
+	Runner *campaign.Runner
+	// Cache keeps datasets and models; nil = nothing is cached, a dataset
+	// needed is built in memory each time.
+	Cache *Cache
+	// Progress, if not nil, starts a progress report of total flights
+	// described by what; the function it returns is called with the number
+	// done, never concurrently.
+	Progress func(what string, total int) func(done int)
+	// Log receives notes (a dataset being built and its summary); nil =
+	// none.
+	Log io.Writer
+	// Now measures the informational wall times of Outcome; nil = time.Now.
+	Now func() time.Time
+}
+
+// ConfigError is a Config field with a value out of range.
+type ConfigError struct {
+	Field string // the field, named as the CLI flag that sets it ("dataset-n")
+	Value any
+	Want  string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("harness: %s %v: want %s", e.Field, e.Value, e.Want)
+}
+
+// withDefaults returns c with the zero values replaced by their defaults.
+func (c Config) withDefaults() Config {
+	if c.Strategy == "" {
+		c.Strategy = StratSurrogate
+	}
+	if c.TimeoutS == 0 {
+		c.TimeoutS = run.DefaultTimeoutS
+	}
+	if c.Rounds == 0 {
+		c.Rounds = DefaultRefineRounds
+	}
+	if c.Runs == 0 {
+		c.Runs = DefaultReportRuns
+	}
+	if c.DatasetN == 0 {
+		c.DatasetN = DefaultDatasetN
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	return c
+}
+
+// Validate checks the values of c, its zero values taken as their
+// defaults; Run also needs a CaseStudy and a Runner.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	bad := func(field string, v any, want string) error { return &ConfigError{field, v, want} }
+	switch {
+	case c.Budget <= 0 || c.Budget > 1_000_000:
+		return bad("budget", c.Budget, "1 to 1000000 simulations")
+	case !slices.Contains(Strategies, c.Strategy):
+		return bad("strategy", fmt.Sprintf("%q", c.Strategy), "one of "+strings.Join(Strategies, ", "))
+	case !(c.TimeoutS > 0) || math.IsInf(c.TimeoutS, 0):
+		return bad("timeout", c.TimeoutS, "a finite number of seconds > 0")
+	case c.Batch < 0 || c.Batch > 1_000_000:
+		return bad("batch", c.Batch, "0 to 1000000")
+	case !(c.MarginM >= 0 && c.MarginM < 1.5):
+		return bad("margin", c.MarginM, "0 ≤ margin < 1.5 m")
+	case c.Rounds < 1 || c.Rounds > 100:
+		return bad("rounds", c.Rounds, "1 to 100")
+	case c.Runs < 1 || c.Runs > 100:
+		return bad("runs", c.Runs, "1 to 100")
+	case c.DatasetN < 10 || c.DatasetN > 1_000_000:
+		return bad("dataset-n", c.DatasetN, "10 to 1000000")
+	}
+	if _, err := Wind(c.GustMS); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Wind is the wind of test runs with gusts of gustMS (1σ, m/s; time
+// constant 2 s), calm air for 0.
+func Wind(gustMS float64) (sim.WindConfig, error) {
+	w := sim.WindConfig{GustSigmaMS: gustMS, GustTauS: 2}
+	if gustMS == 0 {
+		w.GustTauS = 0
+	}
+	if err := w.Validate(); err != nil || gustMS > 10 {
+		return w, &ConfigError{"gust", gustMS, "a finite number in [0, 10] m/s"}
+	}
+	return w, nil
+}

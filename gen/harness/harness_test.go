@@ -1,0 +1,424 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown-robotics/shakedown/campaign"
+	"github.com/shakedown-robotics/shakedown/gen/surrogate"
+	"github.com/shakedown-robotics/shakedown/run"
+	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+func mission(t *testing.T, name string) *scenario.CaseStudy {
+	t.Helper()
+	cs, err := scenario.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func runner(workers int) *campaign.Runner {
+	return &campaign.Runner{Exec: &campaign.Local{Workers: workers}}
+}
+
+// fixedClock is a clock that moves one second per reading, so that the
+// wall times are known.
+func fixedClock() func() time.Time {
+	t := time.Unix(1e9, 0)
+	return func() time.Time { t = t.Add(time.Second); return t }
+}
+
+// The default path of `shakedown generate`: no model given, so the
+// canonical dataset is simulated (a small one here), cached, the surrogate
+// trained on it and cached, the pipeline spends the budget, and the
+// written tests are flown again for the measures. A second run reads both
+// from the cache and writes the same files.
+func TestRunDefaultPath(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	var progress []string
+	cfg := Config{CaseStudy: mission(t, "mission2"), Budget: 6, Seed: 1, GustMS: DefaultGustMS, Batch: 20, DatasetN: 20,
+		Report: true, Runs: 2, Runner: runner(2), Cache: &Cache{Dir: dir}, Log: &log, Now: fixedClock(),
+		Progress: func(what string, total int) func(int) {
+			progress = append(progress, what)
+			return func(done int) {
+				if done > total {
+					t.Errorf("%s: %d done of %d", what, done, total)
+				}
+			}
+		}}
+	o, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Strategy != StratSurrogate || o.Simulations != 6 || len(o.Tests) != 6 || o.TrainingSims != 20 {
+		t.Errorf("strategy %s, %d simulations, %d tests, %d training; want surrogate, 6, 6, 20", o.Strategy, o.Simulations, len(o.Tests), o.TrainingSims)
+	}
+	if o.Pipeline == nil || o.Pipeline.Candidates == 0 {
+		t.Errorf("pipeline stats %+v; want the candidates predicted", o.Pipeline)
+	}
+	for i, tc := range o.Tests {
+		if tc.Predicted == nil || len(tc.Obstacles) != 2 {
+			t.Errorf("test %d: prediction %v, %d obstacles; want a prediction and 2", i, tc.Predicted, len(tc.Obstacles))
+		}
+	}
+	if !strings.Contains(log.String(), "building the canonical training dataset (20 flights, cached in "+dir) ||
+		!strings.Contains(log.String(), "canonical: 20 tests") {
+		t.Errorf("log %q; want the dataset being built and its summary", log.String())
+	}
+	if !slices.Contains(progress, "simulating") || (o.Critical > 0 && !slices.Contains(progress, "confirming")) {
+		t.Errorf("progress reports %v", progress)
+	}
+	if o.ModelS <= 0 || o.SimulateS <= 0 {
+		t.Errorf("wall times %v, %v; want them measured by the clock", o.ModelS, o.SimulateS)
+	}
+	datasets, _ := filepath.Glob(filepath.Join(dir, "datasets", "canonical-n20-seed1-gust0.3-t500-sim*-v1.csv"))
+	models, _ := filepath.Glob(filepath.Join(dir, "models", "model-*-seed1-v1.json"))
+	if len(datasets) != 1 || len(models) != 1 {
+		t.Fatalf("cache holds datasets %v and models %v; want one of each", datasets, models)
+	}
+	r := o.Report
+	if r == nil || r.Runs != 2 || math.IsNaN(float64(r.RMSE)) || math.IsNaN(float64(r.ValidationRMSE)) {
+		t.Fatalf("report %+v; want 2 runs and the RMSEs", r)
+	}
+	if want := float64(o.Critical) / 6; r.HitRate != want {
+		t.Errorf("hit rate %v; want %v", r.HitRate, want)
+	}
+	for _, i := range o.Written() {
+		if len(o.Tests[i].Repeats) != 2 {
+			t.Errorf("written test %d has %d repeats; want 2", i, len(o.Tests[i].Repeats))
+		}
+	}
+	files := fileMap(t, o)
+
+	log.Reset()
+	cfg.Now = fixedClock()
+	again, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "building") {
+		t.Errorf("second run built a dataset again: %q", log.String())
+	}
+	if diff := diffFiles(files, fileMap(t, again)); diff != "" {
+		t.Errorf("a second run from the cache wrote other files: %s", diff)
+	}
+}
+
+// fileMap renders o's folder and checks its layout.
+func fileMap(t *testing.T, o *Outcome) map[string][]byte {
+	t.Helper()
+	fs, err := o.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]byte{}
+	for _, f := range fs {
+		m[f.Name] = f.Data
+	}
+	if len(fs) != 2+2*o.Critical || m["generation.json"] == nil || m[SafeName(o.Mission)+".plan"] == nil {
+		t.Errorf("%d files for %d critical tests; want the plan, generation.json and a YAML and a PNG each", len(fs), o.Critical)
+	}
+	prev := -1.0
+	for r, i := range o.Written() {
+		tc := o.Tests[i]
+		if tc.Rank != r || tc.ClearanceM < prev || tc.ClearanceM >= run.CriticalM {
+			t.Errorf("test_%d: rank %d, %.3f m after %.3f m; want critical tests closest first", r, tc.Rank, tc.ClearanceM, prev)
+		}
+		prev = tc.ClearanceM
+	}
+	return m
+}
+
+func diffFiles(a, b map[string][]byte) string {
+	var d []string
+	for k, v := range a {
+		if !bytes.Equal(v, b[k]) {
+			d = append(d, k)
+		}
+	}
+	for k := range b {
+		if a[k] == nil {
+			d = append(d, k)
+		}
+	}
+	slices.Sort(d)
+	return strings.Join(d, ", ")
+}
+
+// The mission strategies train on tests of the mission itself, and the
+// active ones retrain after each round; the budget is spent exactly.
+func TestRunMissionActive(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission4"), Budget: 5, Strategy: StratMissionActive, Seed: 2,
+		Batch: 10, Rounds: 2, DatasetN: 12, MarginM: 0.3, Runner: runner(2), Cache: &Cache{Dir: dir}, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Simulations != 5 || o.TrainingSims != 12 || o.Margin != 0.3 {
+		t.Errorf("%d simulations, %d training, margin %v; want 5, 12, 0.3", o.Simulations, o.TrainingSims, o.Margin)
+	}
+	if o.Pipeline == nil || o.Pipeline.Retrains == 0 {
+		t.Errorf("pipeline %+v; want retrainings", o.Pipeline)
+	}
+	if !strings.Contains(log.String(), "building the mission4 training dataset (12 flights") {
+		t.Errorf("log %q", log.String())
+	}
+	if ds, _ := filepath.Glob(filepath.Join(dir, "datasets", "mission-mission4-*-n12-seed1-*.csv")); len(ds) != 1 {
+		t.Errorf("cached mission datasets %v; want one", ds)
+	}
+	fileMap(t, o)
+}
+
+// The baselines need no model and no cache; their tests have no
+// prediction, and the report has no surrogate measures.
+func TestRunBaselines(t *testing.T) {
+	for _, s := range []string{StratRandom, StratConstrained} {
+		t.Run(s, func(t *testing.T) {
+			o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission5"), Budget: 4, Strategy: s, Report: true, Runs: 1, Runner: runner(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Simulations != 4 || o.Pipeline != nil || o.Report == nil {
+				t.Fatalf("%d simulations, pipeline %v, report %v", o.Simulations, o.Pipeline, o.Report)
+			}
+			for i, tc := range o.Tests {
+				if tc.Predicted != nil {
+					t.Errorf("test %d predicted", i)
+				}
+			}
+			if !math.IsNaN(float64(o.Report.RMSE)) || !math.IsNaN(float64(o.Report.ValidationRMSE)) {
+				t.Errorf("RMSE %v, %v; want none", o.Report.RMSE, o.Report.ValidationRMSE)
+			}
+			fileMap(t, o)
+		})
+	}
+}
+
+// A given model and dataset are used as they are: nothing is simulated
+// for training and nothing is cached.
+func TestRunGivenModel(t *testing.T) {
+	d := syntheticDataset(60)
+	m, err := surrogate.Train(d, surrogate.Config{Seed: 1, Epochs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission2"), Budget: 3, Strategy: StratActive, Model: m, Data: d,
+		Batch: 10, Rounds: 1, Runner: runner(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.TrainingSims != 0 || o.Simulations != 3 {
+		t.Errorf("%d training simulations, %d simulations; want 0 and 3", o.TrainingSims, o.Simulations)
+	}
+}
+
+func syntheticDataset(n int) surrogate.Dataset {
+	var d surrogate.Dataset
+	for i := range n {
+		x := float64(i%10) - 5
+		d.X = append(d.X, surrogate.Features{4, 5, x, 20, 10, 6, 3, 10, 30, 45})
+		d.Y = append(d.Y, math.Abs(x)/2)
+	}
+	return d
+}
+
+func TestConfigValidate(t *testing.T) {
+	good := Config{Budget: 10}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("zero values with a budget: %v", err)
+	}
+	for _, c := range []struct {
+		field string
+		edit  func(*Config)
+	}{
+		{"budget", func(c *Config) { c.Budget = 0 }},
+		{"budget", func(c *Config) { c.Budget = 2_000_000 }},
+		{"strategy", func(c *Config) { c.Strategy = "genius" }},
+		{"timeout", func(c *Config) { c.TimeoutS = math.Inf(1) }},
+		{"batch", func(c *Config) { c.Batch = -1 }},
+		{"margin", func(c *Config) { c.MarginM = 1.5 }},
+		{"margin", func(c *Config) { c.MarginM = math.NaN() }},
+		{"rounds", func(c *Config) { c.Rounds = 101 }},
+		{"runs", func(c *Config) { c.Runs = -1 }},
+		{"dataset-n", func(c *Config) { c.DatasetN = 9 }},
+		{"gust", func(c *Config) { c.GustMS = 11 }},
+	} {
+		cfg := good
+		c.edit(&cfg)
+		var ce *ConfigError
+		if err := cfg.Validate(); !errors.As(err, &ce) || ce.Field != c.field {
+			t.Errorf("%+v: got %v; want a ConfigError on %s", cfg, err, c.field)
+		}
+	}
+	if _, err := Run(context.Background(), Config{Budget: 1}); err == nil {
+		t.Error("Run without a case study and a runner: no error")
+	}
+	if _, err := Run(context.Background(), Config{Budget: 0, CaseStudy: mission(t, "mission2"), Runner: runner(1)}); err == nil {
+		t.Error("Run with budget 0: no error")
+	}
+}
+
+// The dataset is the same bytes whatever the number of workers, has the
+// header and one row per test, and counts its critical tests.
+func TestBuildDataset(t *testing.T) {
+	cfg := DatasetConfig{CaseStudy: mission(t, "mission3"), N: 5, Seed: 4, GustMS: 0.3, Runner: runner(1)}
+	a, err := BuildDataset(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Runner = runner(2)
+	b, err := BuildDataset(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.CSV, b.CSV) {
+		t.Error("1 and 2 workers wrote different datasets")
+	}
+	lines := strings.Split(strings.TrimSpace(string(a.CSV)), "\n")
+	if len(lines) != 6 || lines[0] != strings.Join(DatasetHeader, ",") {
+		t.Fatalf("%d lines, header %q", len(lines), lines[0])
+	}
+	critical := 0
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != len(DatasetHeader) || f[16] == "" {
+			t.Errorf("row %q: want %d fields and the generator's categories", l, len(DatasetHeader))
+		}
+		if f[14] != run.VerdictPass {
+			critical++
+		}
+	}
+	if a.Critical != critical || a.N != 5 {
+		t.Errorf("counted %d critical of %d; want %d of 5", a.Critical, a.N, critical)
+	}
+	if s := a.Summary("mission3", "d.csv"); !strings.HasPrefix(s, "mission3: 5 tests, ") || !strings.HasSuffix(s, "wrote d.csv") {
+		t.Errorf("summary %q", s)
+	}
+	cfg.Generator = GeneratorRandom
+	r, err := BuildDataset(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(r.CSV, a.CSV) || !strings.Contains(string(r.CSV), ",,,,,,,,,\n") {
+		t.Error("the random generator's rows: want other tests and no categories")
+	}
+	for _, bad := range []DatasetConfig{{N: 1, Runner: cfg.Runner}, {CaseStudy: cfg.CaseStudy, N: 0, Runner: cfg.Runner},
+		{CaseStudy: cfg.CaseStudy, N: 1, Generator: "x", Runner: cfg.Runner}, {CaseStudy: cfg.CaseStudy, N: 1, Autopilot: "x", Runner: cfg.Runner},
+		{CaseStudy: cfg.CaseStudy, N: 1, TimeoutS: -1, Runner: cfg.Runner}, {CaseStudy: cfg.CaseStudy, N: 1}} {
+		if _, err := BuildDataset(context.Background(), bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+func TestCache(t *testing.T) {
+	c := &Cache{Dir: t.TempDir()}
+	csv := []byte("test,l1,w1,x1,y1,r1,l2,w2,x2,y2,r2,min_distance\n0,4,5,1,20,10,6,3,10,30,45,1.5\n1,4,5,2,20,10,6,3,10,30,45,2\n")
+	builds := 0
+	build := func() ([]byte, error) { builds++; return csv, nil }
+	for range 2 {
+		d, err := c.Dataset("d.csv", build)
+		if err != nil || d.Len() != 2 {
+			t.Fatalf("dataset of %d rows, %v; want 2", d.Len(), err)
+		}
+	}
+	if builds != 1 {
+		t.Errorf("built %d times; want once, then read from the cache", builds)
+	}
+	if err := os.WriteFile(c.DatasetPath("bad.csv"), []byte("nonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Dataset("bad.csv", build); err == nil || !strings.Contains(err.Error(), "delete it to rebuild") {
+		t.Errorf("unreadable cached dataset: %v; want an error saying how to rebuild", err)
+	}
+	var none *Cache
+	if d, err := none.Dataset("x.csv", build); err != nil || d.Len() != 2 || builds != 2 {
+		t.Errorf("nil cache: %d rows, %v, %d builds; want it built in memory", d.Len(), err, builds)
+	}
+
+	d := syntheticDataset(40)
+	m1, err := c.Model(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(c.ModelPath(d)); err != nil {
+		t.Fatalf("model not cached: %v", err)
+	}
+	m2, err := c.Model(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m1.Info != m2.Info {
+		t.Errorf("cached model differs: %+v vs %+v", m1.Info, m2.Info)
+	}
+	other := syntheticDataset(41)
+	if c.ModelPath(other) == c.ModelPath(d) {
+		t.Error("two datasets share a model file")
+	}
+	if err := os.WriteFile(c.ModelPath(d), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m3, err := c.Model(d); err != nil || m3.Info != m1.Info {
+		t.Errorf("corrupt cached model: %v; want it trained again", err)
+	}
+}
+
+// The measures of a hand-made generation, worked out by hand: 4 flown
+// tests, 2 written (critical), predictions on 3.
+func TestMeasures(t *testing.T) {
+	p := func(v float64) *float64 { return &v }
+	box := func(x float64) []world.Box {
+		return []world.Box{{L: 4, W: 4, H: 25, X: x, Y: 20}, {L: 4, W: 4, H: 25, X: x, Y: 40}}
+	}
+	o := &Outcome{Budget: 4, BestM: OptFloat(math.Inf(1)), Tests: []Test{
+		{Obstacles: box(-10), ClearanceM: 1.0, Predicted: p(1.2)}, // predicted critical, confirmed
+		{Obstacles: box(0), ClearanceM: 2.0, Predicted: p(1.0)},   // predicted critical, not
+		{Obstacles: box(10), ClearanceM: 0.5, Predicted: p(2.5)},  // not predicted critical
+		{Obstacles: box(20), ClearanceM: 3.0},
+	}}
+	rank(o)
+	if o.Critical != 2 || !slices.Equal(o.Written(), []int{2, 0}) || o.BestM != 0.5 {
+		t.Fatalf("critical %d, written %v, best %v; want 2, [2 0], 0.5", o.Critical, o.Written(), o.BestM)
+	}
+	r, err := Measures(o, nil, 2, [][]float64{{1.0, 1.4}, {1.8, 1.9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// RMSE over the three predictions: errors 0.2, −1.0, 2.0.
+	wantRMSE := math.Sqrt((0.04 + 1 + 4) / 3)
+	if r.HitRate != 0.5 || r.Precision != 0.5 || r.SurrogatePrecision != 0.5 || math.Abs(float64(r.RMSE)-wantRMSE) > 1e-12 {
+		t.Errorf("hit rate %v, precision %v, surrogate precision %v, RMSE %v; want 0.5, 0.5, 0.5, %v",
+			r.HitRate, r.Precision, r.SurrogatePrecision, r.RMSE, wantRMSE)
+	}
+	if !math.IsNaN(float64(r.ValidationRMSE)) || !slices.Equal(o.Tests[2].Repeats, []float64{1.0, 1.4}) {
+		t.Errorf("validation RMSE %v, repeats %v", r.ValidationRMSE, o.Tests[2].Repeats)
+	}
+	if !(r.InputDiversity > 0) || !(r.InputDiversityAll >= r.InputDiversity) || r.InputDiversity20 != r.InputDiversity {
+		t.Errorf("input diversity %v (all %v, first 20 %v)", r.InputDiversity, r.InputDiversityAll, r.InputDiversity20)
+	}
+}
+
+func TestOptFloat(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{1.25, "1.25"}, {math.NaN(), "null"}, {math.Inf(1), "null"}, {0, "0"}} {
+		b, _ := OptFloat(c.v).MarshalJSON()
+		if string(b) != c.want {
+			t.Errorf("%v: got %s; want %s", c.v, b, c.want)
+		}
+	}
+}

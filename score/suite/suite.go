@@ -1,0 +1,480 @@
+// Package suite reads the test suites `shakedown score` scores: the
+// folders of test_*.yaml a generator writes (one per tool, and per mission
+// when several are scored), the obstacles of each test, and their runs,
+// read from PX4 logs and trajectory CSVs or flown through a campaign
+// runner on any engine. The scoring itself is package score's.
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shakedown-robotics/shakedown/campaign"
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/internal/atomicfile"
+	"github.com/shakedown-robotics/shakedown/run"
+	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/score"
+	"github.com/shakedown-robotics/shakedown/trace"
+	"github.com/shakedown-robotics/shakedown/ulog"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+// Test is one test file of a suite.
+type Test struct {
+	Path string
+	Test score.Test
+	// Results are the simulated flights, kept with Simulation.KeepRuns.
+	Results []*run.Result
+}
+
+// Suite is one tool's suite on one mission.
+type Suite struct {
+	Dir   string
+	Tests []Test
+	Plan  []int // the tests evaluated (score.Plan)
+}
+
+// ToolNames names each suite by its folder's base name, or by the path as
+// given when two base names collide.
+func ToolNames(dirs []string) []string {
+	names := make([]string, len(dirs))
+	seen := map[string]int{}
+	for i, d := range dirs {
+		names[i] = filepath.Base(filepath.Clean(d))
+		seen[names[i]]++
+	}
+	for i, d := range dirs {
+		if seen[names[i]] > 1 {
+			names[i] = filepath.ToSlash(filepath.Clean(d))
+		}
+	}
+	return names
+}
+
+// HashName derives the random stream of a suite's 2024 draw from its tool
+// and mission names, so that the draw does not depend on the order of the
+// arguments.
+func HashName(tool, mission string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(tool))
+	h.Write([]byte{0})
+	h.Write([]byte(mission))
+	return h.Sum64()
+}
+
+// Folder returns the folder holding a tool's tests for a mission:
+// dir/<mission> when it exists, else dir itself when only one mission is
+// scored.
+func Folder(dir, mission string, single bool) (string, error) {
+	sub := filepath.Join(dir, mission)
+	if st, err := os.Stat(sub); err == nil && st.IsDir() {
+		return sub, nil
+	}
+	if single {
+		return dir, nil
+	}
+	return "", fmt.Errorf("%s: no folder %s for mission %s", dir, sub, mission)
+}
+
+// TestFiles lists the test_*.yaml (or .yml) files of dir in the
+// generator's order: by the number after "test_", then by name.
+func TestFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range ents {
+		n := e.Name()
+		ext := strings.ToLower(filepath.Ext(n))
+		if e.IsDir() || !strings.HasPrefix(n, "test_") || (ext != ".yaml" && ext != ".yml") {
+			continue
+		}
+		files = append(files, n)
+	}
+	num := func(n string) (int, bool) {
+		v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(n, "test_"), filepath.Ext(n)))
+		return v, err == nil
+	}
+	slices.SortFunc(files, func(a, b string) int {
+		na, oka := num(a)
+		nb, okb := num(b)
+		switch {
+		case oka && okb && na != nb:
+			return na - nb
+		case oka != okb:
+			if oka {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return files, nil
+}
+
+// Read reads the tests of one tool for one mission.
+func Read(dir string, mission *scenario.CaseStudy, single bool, rules scenario.Rules, warn io.Writer, tool string) (*Suite, error) {
+	folder, err := Folder(dir, mission.Name, single)
+	if err != nil {
+		return nil, err
+	}
+	files, err := TestFiles(folder)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(warn, "shakedown: %s/%s: no test_*.yaml in %s; the suite is empty\n", tool, mission.Name, folder)
+	}
+	sd := &Suite{Dir: folder}
+	warned := false
+	for _, name := range files {
+		p := filepath.Join(folder, name)
+		t := score.Test{Name: name}
+		boxes, other, err := ReadTest(p, mission)
+		switch {
+		case err != nil:
+			t.Invalid = err.Error()
+		default:
+			t.Obstacles = boxes
+			if err := rules.Check(boxes); err != nil {
+				t.Invalid = strings.TrimPrefix(err.Error(), "scenario: ")
+			}
+			if other != "" && !warned {
+				fmt.Fprintf(warn, "shakedown: %s/%s: %s names the mission %s, not %s; every test is scored on %s\n",
+					tool, mission.Name, name, other, mission.Name, mission.Name)
+				warned = true
+			}
+		}
+		sd.Tests = append(sd.Tests, Test{Path: p, Test: t})
+	}
+	return sd, nil
+}
+
+// ReadTest reads the obstacles of a test YAML. The files it refers to are
+// looked up as scenario.LoadCaseStudy does; those not found are replaced
+// by the mission's own, since only the obstacles are used. other names the
+// test's mission when its plan was found and differs from the mission.
+func ReadTest(path string, mission *scenario.CaseStudy) (boxes []world.Box, other string, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	dir := filepath.Dir(path)
+	foundPlan := ""
+	resolve := func(ref string) ([]byte, error) {
+		for _, c := range refCandidates(dir, ref) {
+			b, err := os.ReadFile(c)
+			if err == nil {
+				if strings.EqualFold(filepath.Ext(ref), ".plan") {
+					foundPlan = ref
+				}
+				return b, nil
+			}
+		}
+		switch ext := strings.ToLower(filepath.Ext(ref)); {
+		case ext == ".plan":
+			return scenario.EncodePlan(mission.Mission)
+		case strings.Contains(strings.ToLower(filepath.Base(ref)), "command"):
+			return []byte("timestamp,mode,x,y,z,r\n1,3,0,0,0.5,0\n"), nil
+		default:
+			return nil, nil // an empty parameter file: the mission's are flown
+		}
+	}
+	cs, err := scenario.ParseCaseStudy(path, data, resolve)
+	if err != nil {
+		return nil, "", err
+	}
+	if foundPlan != "" && !samePath(cs.Mission.Path(), mission.Mission.Path()) {
+		other = foundPlan
+	}
+	return cs.Obstacles, other, nil
+}
+
+// refCandidates are the places scenario.LoadCaseStudy looks for a file ref
+// named in a YAML in dir.
+func refCandidates(dir, ref string) []string {
+	if filepath.IsAbs(ref) {
+		return []string{ref}
+	}
+	return []string{ref, filepath.Join(dir, ref), filepath.Join(dir, "..", ref), filepath.Join(dir, filepath.Base(ref))}
+}
+
+// samePath reports whether two planned paths agree within 1 m.
+func samePath(a, b []geom.Vec3) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Sub(b[i]).Norm() > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// Simulation is how Simulate flies the tests.
+type Simulation struct {
+	Runs     int // flights per evaluated test, seeds Seed, Seed+1, …
+	Seed     uint64
+	TimeoutS float64          // simulated seconds per flight (a timed-out run scores 0)
+	Engine   string           // the jobs' engine; "" = campaign.EngineEmbedded
+	KeepRuns bool             // keep each flight (with its trace) in Test.Results, for WriteRuns
+	Runner   *campaign.Runner // the executor and store (required)
+	Name     string           // the campaign's name in the store
+	// Progress, if not nil, is called with the flights done and their
+	// total, never concurrently.
+	Progress func(done, total int)
+}
+
+// Simulate flies every planned valid test of every suite (data[tool][mission])
+// Runs times as one campaign on the runner, and records the runs in each
+// test's score.Test.Runs.
+func Simulate(ctx context.Context, data [][]*Suite, missions []*scenario.CaseStudy, sim Simulation) error {
+	type slot struct {
+		st *Test
+		k  int
+	}
+	var (
+		jobs  []campaign.Job
+		slots []slot
+	)
+	for t := range data {
+		for m, sd := range data[t] {
+			for _, i := range sd.Plan {
+				st := &sd.Tests[i]
+				if st.Test.Invalid != "" {
+					continue
+				}
+				st.Test.Runs = make([]score.Run, sim.Runs)
+				if sim.KeepRuns {
+					st.Results = make([]*run.Result, sim.Runs)
+				}
+				cs := *missions[m]
+				cs.Obstacles = st.Test.Obstacles
+				for k := range sim.Runs {
+					j, err := campaign.NewJob(&cs, run.Options{Seed: sim.Seed + uint64(k), TimeoutS: sim.TimeoutS}, k, sim.KeepRuns)
+					if err == nil && sim.Engine != "" && sim.Engine != campaign.EngineEmbedded {
+						j, err = j.WithEngine(sim.Engine)
+					}
+					if err != nil {
+						return fmt.Errorf("%s: run %d: %w", st.Path, k+1, err)
+					}
+					jobs = append(jobs, j)
+					slots = append(slots, slot{st, k})
+				}
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	r := *sim.Runner
+	r.Progress = sim.Progress
+	res, err := r.Run(ctx, campaign.Campaign{Name: sim.Name}, jobs)
+	if err != nil {
+		return err
+	}
+	if i, err := campaign.FirstFailure(res); err != nil {
+		return fmt.Errorf("%s: run %d: %w", slots[i].st.Path, slots[i].k+1, err)
+	}
+	for i, x := range res {
+		st, k := slots[i].st, slots[i].k
+		if st.Results != nil {
+			st.Results[k] = x.RunResult(jobs[i])
+		}
+		st.Test.Runs[k] = scoredRun(x)
+	}
+	return nil
+}
+
+// scoredRun turns a campaign's result into a scored run: the path is the
+// trajectory in Aerialist's 0.5-s bins that the result carries, what
+// resampledPath makes of the full trace.
+func scoredRun(res campaign.Result) score.Run {
+	r := score.Run{ClearanceM: math.Inf(1), FlightTimeS: res.Run.FlightTimeS, Path: trace.Positions(res.Trajectory),
+		TimedOut: res.Run.TimedOut}
+	if res.Run.MinClearanceM != nil {
+		r.ClearanceM = *res.Run.MinClearanceM
+	}
+	return r
+}
+
+// resampledPath is the trajectory in Aerialist's 0.5-s bins, in the frame
+// of the obstacles: simulated flights start at the origin, ulog.Trajectory
+// moves a log's origin to its first sample as Aerialist does, and a
+// trajectory CSV is taken as written.
+func resampledPath(s []trace.Sample) []geom.Vec3 {
+	return trace.Positions(trace.Resample(s, trace.AerialistPeriodS))
+}
+
+// ReadLogs reads the runs of every planned valid test of a suite from the
+// logs folder. For test S (test_3.yaml → test_3) of tool T on mission M it
+// looks in LOGS/T/M, LOGS/T and, for a single suite, LOGS, and takes from
+// the first that has any: S.ulg or S.csv (one run), or the folder S/ whose
+// *.ulg and *.csv files and run folders (holding trajectory.csv and
+// optionally result.json, as `shakedown fly --out` and `score --out`
+// write them) are runs, in name order.
+func ReadLogs(logs, tool, mission string, single bool, sd *Suite, timeoutS float64) error {
+	bases := []string{filepath.Join(logs, tool, mission), filepath.Join(logs, tool)}
+	if single {
+		bases = append(bases, logs)
+	}
+	for _, i := range sd.Plan {
+		st := &sd.Tests[i]
+		if st.Test.Invalid != "" {
+			continue
+		}
+		stem := strings.TrimSuffix(st.Test.Name, filepath.Ext(st.Test.Name))
+		var files []string
+		for _, b := range bases {
+			var err error
+			if files, err = runFiles(b, stem); err != nil {
+				return err
+			}
+			if len(files) > 0 {
+				break
+			}
+		}
+		if len(files) == 0 {
+			st.Test.Invalid = fmt.Sprintf("no run logs (looked for %s.ulg, %s.csv or %s/ in %s)", stem, stem, stem, strings.Join(bases, ", "))
+			continue
+		}
+		for _, p := range files {
+			r, err := ReadRun(p, st.Test.Obstacles, timeoutS)
+			if err != nil {
+				return err
+			}
+			st.Test.Runs = append(st.Test.Runs, r)
+		}
+	}
+	return nil
+}
+
+// runFiles lists the runs of test stem in base (see ReadLogs).
+func runFiles(base, stem string) ([]string, error) {
+	var out []string
+	for _, ext := range []string{".ulg", ".csv"} {
+		p := filepath.Join(base, stem+ext)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	dir := filepath.Join(base, stem)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch ext := strings.ToLower(filepath.Ext(e.Name())); {
+		case e.IsDir():
+			if _, err := os.Stat(filepath.Join(p, "trajectory.csv")); err == nil {
+				out = append(out, filepath.Join(p, "trajectory.csv"))
+			}
+		case ext == ".ulg" || ext == ".csv":
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// ReadRun reads one run: a PX4 log or a Shakedown trajectory CSV, with the
+// flight time and timeout from a result.json beside the CSV when there is
+// one. Without it the flight time is the trajectory's duration and the run
+// timed out when that reaches timeoutS. The clearance is computed from the
+// trajectory by Aerialist's rule.
+func ReadRun(path string, boxes []world.Box, timeoutS float64) (score.Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return score.Run{}, err
+	}
+	var samples []trace.Sample
+	if strings.EqualFold(filepath.Ext(path), ".ulg") {
+		lf, err := ulog.Parse(data)
+		if err == nil {
+			samples, err = ulog.Trajectory(lf)
+		}
+		if err != nil {
+			return score.Run{}, fmt.Errorf("%s: %w", path, err)
+		}
+	} else if samples, err = trace.ReadCSV(bytes.NewReader(data)); err != nil {
+		return score.Run{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(samples) == 0 {
+		return score.Run{}, fmt.Errorf("%s: no samples", path)
+	}
+	r := score.Run{Path: resampledPath(samples)}
+	r.FlightTimeS = samples[len(samples)-1].T - samples[0].T
+	r.TimedOut = r.FlightTimeS >= timeoutS
+	if b, err := os.ReadFile(filepath.Join(filepath.Dir(path), "result.json")); err == nil && filepath.Base(path) == "trajectory.csv" {
+		var res run.Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			return score.Run{}, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(path), "result.json"), err)
+		}
+		r.FlightTimeS = res.FlightTimeS
+		r.TimedOut = res.TimedOut || strings.HasPrefix(res.Reason, "timeout") // files written before timed_out existed
+	}
+	// Aerialist's rule over the whole trajectory, resampled.
+	r.ClearanceM = world.MinClearance(boxes, r.Path, nil)
+	return r, nil
+}
+
+// WriteRuns writes the simulated runs, each into its own folder, in the
+// layout --logs reads.
+func WriteRuns(out string, tools, missions []string, data [][]*Suite) error {
+	type file struct {
+		path string
+		data []byte
+	}
+	var files []file
+	for t := range data {
+		for m, sd := range data[t] {
+			for _, st := range sd.Tests {
+				stem := strings.TrimSuffix(st.Test.Name, filepath.Ext(st.Test.Name))
+				for k, res := range st.Results {
+					if res == nil {
+						continue
+					}
+					dir := filepath.Join(out, tools[t], missions[m], stem, fmt.Sprintf("run_%d", k+1))
+					var csv bytes.Buffer
+					if err := trace.WriteCSV(&csv, res.Trace); err != nil {
+						return fmt.Errorf("%s: %w", dir, err)
+					}
+					js, err := json.MarshalIndent(res, "", "  ")
+					if err != nil {
+						return err
+					}
+					files = append(files, file{filepath.Join(dir, "trajectory.csv"), csv.Bytes()},
+						file{filepath.Join(dir, "result.json"), append(js, '\n')})
+				}
+			}
+		}
+	}
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(f.path, f.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

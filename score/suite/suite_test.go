@@ -1,0 +1,76 @@
+package suite
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+func TestTestFilesOrder(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"test_10.yaml", "test_2.yaml", "test_1.yml", "test_x.yaml", "notes.txt", "test_0.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := TestFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "test_0.yaml test_1.yml test_2.yaml test_10.yaml test_x.yaml"; strings.Join(got, " ") != want {
+		t.Errorf("got %v; want %s", got, want)
+	}
+}
+
+func TestToolNames(t *testing.T) {
+	got := ToolNames([]string{"out/gen-a", "b/gen-a/", "x/gen-c"})
+	if want := "out/gen-a b/gen-a gen-c"; strings.Join(got, " ") != want {
+		t.Errorf("got %v; want %s (colliding base names spelled out)", got, want)
+	}
+	if HashName("a", "bc") == HashName("ab", "c") {
+		t.Error("HashName does not separate the tool from the mission")
+	}
+}
+
+// A real PX4 log read as a run: Aerialist's rule over its trajectory.
+func TestReadRunULog(t *testing.T) {
+	boxes := []world.Box{{L: 2, W: 2, H: 20, X: 5, Y: 0}}
+	r, err := ReadRun("../../ulog/testdata/sample_log_small.ulg", boxes, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(r.ClearanceM > 0) || math.IsInf(r.ClearanceM, 0) || r.TimedOut || len(r.Path) == 0 {
+		t.Errorf("run %+v", r)
+	}
+	if _, err := ReadRun(filepath.Join(t.TempDir(), "none.ulg"), boxes, 500); err == nil {
+		t.Error("missing log: no error")
+	}
+}
+
+// A test whose plan is missing flies the scored mission's; one that names
+// another mission's plan is reported.
+func TestReadTest(t *testing.T) {
+	dir := t.TempDir()
+	m2, _ := scenario.Builtin("mission2")
+	m3, _ := scenario.Builtin("mission3")
+	m3.Obstacles = []world.Box{{L: 4, W: 4, H: 20, X: 0, Y: 20}}
+	plan, _ := scenario.EncodePlan(m3.Mission)
+	os.WriteFile(filepath.Join(dir, "mission3.plan"), plan, 0o644)
+	y, _ := scenario.EncodeCaseStudy(m3, "mission3.plan")
+	os.WriteFile(filepath.Join(dir, "test_0.yaml"), y, 0o644)
+	y, _ = scenario.EncodeCaseStudy(m3, "gone.plan")
+	os.WriteFile(filepath.Join(dir, "test_1.yaml"), y, 0o644)
+	boxes, other, err := ReadTest(filepath.Join(dir, "test_0.yaml"), m2)
+	if err != nil || len(boxes) != 1 || other != "mission3.plan" {
+		t.Errorf("test_0: %v, other %q, %v; want the box and mission3.plan named", boxes, other, err)
+	}
+	boxes, other, err = ReadTest(filepath.Join(dir, "test_1.yaml"), m2)
+	if err != nil || len(boxes) != 1 || other != "" {
+		t.Errorf("test_1: %v, other %q, %v; want the box and no other mission", boxes, other, err)
+	}
+}
