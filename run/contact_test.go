@@ -2,11 +2,14 @@ package run_test
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/vehicle"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -100,4 +103,27 @@ func BenchmarkFlyTwoBoxes(b *testing.B) {
 	}
 	b.ReportMetric(simS, "sim-s/op")
 	b.ReportMetric(simS/(b.Elapsed().Seconds()/float64(b.N)), "x-realtime")
+}
+
+// noArm is a vehicle that refuses to arm (PX4 still running its preflight
+// checks).
+type noArm struct{ *vehicle.Sim }
+
+func (noArm) Arm(context.Context) error { return errors.New("COMMAND_ACK TEMPORARILY_REJECTED") }
+
+// A refused arm is a result, not an error: not completed, the refusal as
+// the reason (fly --connect exits 1 on it, not 2).
+func TestArmRefused(t *testing.T) {
+	cs := builtin(t, "mission2")
+	s, _, err := run.NewSim(cs, run.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := run.Fly(context.Background(), noArm{s}, cs, run.Options{Seed: 1})
+	if err != nil {
+		t.Fatalf("error %v; want a result", err)
+	}
+	if r.Completed || !strings.Contains(r.Reason, "refused to arm: COMMAND_ACK TEMPORARILY_REJECTED") {
+		t.Errorf("completed %v, reason %q; want not completed with the refusal", r.Completed, r.Reason)
+	}
 }

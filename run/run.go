@@ -253,11 +253,19 @@ func Fly(ctx context.Context, v vehicle.Vehicle, cs *scenario.CaseStudy, opt Opt
 			return nil, err
 		}
 	}
+	// A vehicle that refuses to arm or to start is a finding, not a broken
+	// run: the result says so and the mission is not completed.
 	if err := v.Arm(ctx); err != nil {
-		return nil, fmt.Errorf("arm: %w", err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return refused(cs, opt, "the vehicle refused to arm: "+err.Error()), nil
 	}
 	if err := v.StartMission(ctx); err != nil {
-		return nil, fmt.Errorf("start mission: %w", err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return refused(cs, opt, "the vehicle refused to start the mission: "+err.Error()), nil
 	}
 	// The time limit counts from the start of the log, pre-arm included.
 	limit := math.Max(opt.TimeoutS-opt.PreArmS, 1)
@@ -490,6 +498,14 @@ func spawned(boxes []world.Box, quirk bool) []world.Box {
 		}
 	}
 	return out
+}
+
+// refused is the result of a flight the vehicle refused before take-off:
+// nothing flown, not completed, the refusal as the reason.
+func refused(cs *scenario.CaseStudy, opt Options, why string) *Result {
+	r := Judge(cs, nil, nil, Ending{}, opt.TimeoutS)
+	r.Reason, r.Seed = why, opt.Seed
+	return r
 }
 
 // airborneAltM is the height above the start that counts as airborne.
