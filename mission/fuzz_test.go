@@ -102,7 +102,6 @@ type driver struct {
 	landed     bool
 	armed      bool
 	dispatched map[int]int
-	queueGen   int
 	results    map[uint64]int // results seen per goal
 }
 
