@@ -11,10 +11,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
@@ -40,8 +38,8 @@ type Config struct {
 	// "" = none.
 	PathsDir string
 	Perms    int // permutations for the p-value; 0 = 2000
-	// OnDone, when not nil, is called after each finished test (never
-	// concurrently).
+	// OnDone, when not nil, is called after each finished flight with the
+	// flights done and in all (never concurrently).
 	OnDone func(done, total int)
 }
 
@@ -147,52 +145,32 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 		}
 		cases[i] = cs
 	}
-	out := make([]TestResult, len(keep))
-	workers := cmp.Or(cfg.Workers, runtime.GOMAXPROCS(0))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu    sync.Mutex
-		first error
-		done  int
-		wg    sync.WaitGroup
-	)
-	next := make(chan int)
-	for range min(workers, len(keep)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				tr, err := flyTest(ctx, keep[i], cases[i], cfg)
-				mu.Lock()
-				if err != nil && first == nil {
-					first = fmt.Errorf("line %d (%s): %w", keep[i].Line, keep[i].Test, err)
-					cancel()
-				}
-				out[i] = tr
-				done++
-				if cfg.OnDone != nil {
-					cfg.OnDone(done, len(keep))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
+	// Every run of every test in one batch on all cores (run.Batch: results
+	// in job order whatever the number of workers); traces are kept only
+	// for the path error.
+	jobs := make([]run.Job, 0, len(keep)*cfg.Runs)
 	for i := range keep {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+		for k := range cfg.Runs {
+			opt := cfg.Options
+			opt.Seed = run.RunSeed(cfg.Seed, k)
+			jobs = append(jobs, run.Job{Case: cases[i], Opt: opt})
 		}
 	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	var onDone func(int)
+	if cfg.OnDone != nil {
+		onDone = func(done int) { cfg.OnDone(done, len(jobs)) }
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	results, err := run.Batch(ctx, jobs, cfg.Workers, cfg.PathsDir != "", onDone)
+	if err != nil {
+		return nil, fmt.Errorf("fidelity: %w", err)
+	}
+	out := make([]TestResult, len(keep))
+	for i := range keep {
+		tr, err := summarize(keep[i], results[i*cfg.Runs:(i+1)*cfg.Runs], cfg.PathsDir)
+		if err != nil {
+			return nil, fmt.Errorf("line %d (%s): %w", keep[i].Line, keep[i].Test, err)
+		}
+		out[i] = tr
 	}
 	rep := &Report{Runs: cfg.Runs, Tests: out}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5bea))
@@ -229,28 +207,23 @@ feed:
 	return rep, nil
 }
 
-func flyTest(ctx context.Context, ref Reference, cs *scenario.CaseStudy, cfg Config) (TestResult, error) {
+// summarize is one test's prediction from its runs.
+func summarize(ref Reference, rs []*run.Result, pathsDir string) (TestResult, error) {
 	tr := TestResult{Ref: ref, Test: ref.Test, Mission: ref.Mission, Source: ref.Source, PX4M: ref.MinDistM}
 	if !math.IsNaN(ref.AirborneS) {
 		a := ref.AirborneS
 		tr.PX4AirborneS = &a
 	}
 	var px4Path []geom.Vec2
-	if cfg.PathsDir != "" {
-		p, err := readPath(filepath.Join(cfg.PathsDir, ref.Mission+"-"+ref.Test+".csv"))
+	if pathsDir != "" {
+		p, err := readPath(filepath.Join(pathsDir, ref.Mission+"-"+ref.Test+".csv"))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return tr, err
 		}
 		px4Path = p
 	}
 	var pathErr float64
-	for i := range cfg.Runs {
-		opt := cfg.Options
-		opt.Seed = run.RunSeed(cfg.Seed, i)
-		r, _, err := run.FlySim(ctx, cs, opt)
-		if err != nil {
-			return tr, err
-		}
+	for _, r := range rs {
 		d := farM
 		if r.MinClearanceM != nil {
 			d = math.Min(*r.MinClearanceM, farM)
@@ -269,7 +242,7 @@ func flyTest(ctx context.Context, ref Reference, cs *scenario.CaseStudy, cfg Con
 			pathErr += lateral(trace.Positions(trace.Resample(r.Trace, run.ResamplePeriodS)), px4Path)
 		}
 	}
-	n := float64(cfg.Runs)
+	n := float64(len(rs))
 	tr.MeanM /= n
 	tr.AirborneS /= n
 	if len(px4Path) > 1 {

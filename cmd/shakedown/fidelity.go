@@ -118,8 +118,8 @@ func runFidelity(cmd *cobra.Command, ref string, f fidelityFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	cfg.OnDone = func(done, total int) {
-		if done%25 == 0 || done == total {
-			fmt.Fprintf(stderr, "\rflown %d/%d tests", done, total)
+		if done%50 == 0 || done == total {
+			fmt.Fprintf(stderr, "\rflown %d/%d flights", done, total)
 			if done == total {
 				fmt.Fprintln(stderr)
 			}
