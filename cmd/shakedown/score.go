@@ -173,10 +173,8 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 		}
 		missions[i], names[i] = cs, cs.Name
 	}
-	for _, d := range dirs {
-		if err := isDir(d); err != nil {
-			return err
-		}
+	if err := checkSuiteDirs(dirs, names); err != nil {
+		return err
 	}
 	tools := suite.ToolNames(dirs)
 
@@ -189,6 +187,7 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 			if err != nil {
 				return err
 			}
+			lintWarnings(stderr, d, tools[t], cs, len(missions) == 1, f.rules)
 			rng := rand.New(rand.NewPCG(f.seed, suite.HashName(tools[t], cs.Name)))
 			sd.Plan = score.Plan(cfg, len(sd.Tests), rng)
 			data[t][m] = sd
