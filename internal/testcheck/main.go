@@ -54,6 +54,7 @@ func check(r io.Reader, w io.Writer, allow *regexp.Regexp) int {
 		out      = map[string]*strings.Builder{} // output of a running test, by package and name
 		failed   []string
 		skipped  []string
+		passed   int
 		sawEvent bool
 	)
 	sc := bufio.NewScanner(r)
@@ -103,6 +104,7 @@ func check(r io.Reader, w io.Writer, allow *regexp.Regexp) int {
 			}
 			delete(out, key)
 		case e.Action == "pass":
+			passed++
 			delete(out, key)
 		}
 	}
@@ -114,6 +116,12 @@ func check(r io.Reader, w io.Writer, allow *regexp.Regexp) int {
 		fmt.Fprintln(w, "testcheck: no test events on the input (want the output of go test -json)")
 		return 2
 	}
+	// The closing line in the plain form test dashboards read.
+	fmt.Fprintf(w, "testcheck: %d passed, %d failed", passed, len(failed))
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, ", %d skipped", len(skipped))
+	}
+	fmt.Fprintln(w)
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "testcheck: %d tests skipped (CI runs every test; fix what they need, or name a child-process helper in -allow):\n", len(skipped))
 		for _, k := range skipped {

@@ -25,7 +25,7 @@ func TestCheck(t *testing.T) {
 		contains []string
 		absent   []string
 	}{
-		{"all pass", pass + noTests + pkgOK, allow, 0, []string{"ok  \tp", "?   \tq"}, []string{"=== RUN"}},
+		{"all pass", pass + noTests + pkgOK, allow, 0, []string{"ok  \tp", "?   \tq", "\ntestcheck: 1 passed, 0 failed\n"}, []string{"=== RUN"}},
 		{"allowed helper skips", pass + skipHelper + pkgOK, allow, 0, nil, []string{"child only", "skipped"}},
 		{"helper without -allow", skipHelper + pkgOK, nil, 1, []string{"1 tests skipped", "p TestHelper", "child only"}, nil},
 		{"other skip", skipHelper + skipOther + pkgOK, allow, 1, []string{"1 tests skipped", "p TestB/sub", "no chromium"}, []string{"p TestHelper"}},
