@@ -274,10 +274,9 @@ func (a *Autopilot) Goto(p geom.Vec3, speedMS float64) error {
 	return nil
 }
 
-// StartMission flies items in order from the first. The vehicle must be
-// armed; a mission may start on the ground (its first item a take-off) or in
-// the air.
-func (a *Autopilot) StartMission(items []Item) error {
+// checkMission refuses a mission the autopilot cannot start: disarmed,
+// empty, or an item with a bad target, kind or acceptance radius.
+func (a *Autopilot) checkMission(items []Item) error {
 	if !a.armed {
 		return ErrNotArmed
 	}
@@ -294,6 +293,16 @@ func (a *Autopilot) StartMission(items []Item) error {
 		if !(it.AcceptRadiusM >= 0) || math.IsInf(it.AcceptRadiusM, 0) {
 			return fmt.Errorf("autopilot: mission item %d: acceptance radius %v", i, it.AcceptRadiusM)
 		}
+	}
+	return nil
+}
+
+// StartMission flies items in order from the first. The vehicle must be
+// armed; a mission may start on the ground (its first item a take-off) or in
+// the air.
+func (a *Autopilot) StartMission(items []Item) error {
+	if err := a.checkMission(items); err != nil {
+		return err
 	}
 	a.items = append([]Item(nil), items...)
 	a.item, a.done, a.landing = 0, false, false

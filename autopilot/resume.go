@@ -1,9 +1,6 @@
 package autopilot
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // StartMissionAt flies items in order from item from (0-based), the way
 // PX4 resumes a mission at its current item (Mission mode after Hold,
@@ -15,28 +12,14 @@ func (a *Autopilot) StartMissionAt(items []Item, from int) error {
 	if from == 0 {
 		return a.StartMission(items)
 	}
-	if !a.armed {
-		return ErrNotArmed
-	}
-	if len(items) == 0 {
-		return ErrEmptyMission
+	if err := a.checkMission(items); err != nil {
+		return err
 	}
 	if from < 0 || from >= len(items) {
 		return fmt.Errorf("autopilot: mission item %d of %d", from, len(items))
 	}
 	if a.landed && items[from].Kind != ItemTakeoff {
 		return ErrOnGround
-	}
-	for i, it := range items {
-		if !finiteTarget(it.Pos) && it.Kind != ItemLand {
-			return fmt.Errorf("autopilot: mission item %d: %w", i, ErrBadTarget)
-		}
-		if it.Kind < ItemTakeoff || it.Kind > ItemLand {
-			return fmt.Errorf("autopilot: mission item %d: unknown kind %d", i, int(it.Kind))
-		}
-		if !(it.AcceptRadiusM >= 0) || math.IsInf(it.AcceptRadiusM, 0) {
-			return fmt.Errorf("autopilot: mission item %d: acceptance radius %v", i, it.AcceptRadiusM)
-		}
 	}
 	a.items = append([]Item(nil), items...)
 	a.item, a.done, a.landing = from, false, false
