@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,19 +105,11 @@ func lintSuites(stdout io.Writer, dirs []string, f lintFlags) error {
 	if len(f.missions) == 0 {
 		return errors.New("--mission is required: the case study the suites were made for (mission1..7, a YAML or a .plan)")
 	}
-	missions := make([]*scenario.CaseStudy, len(f.missions))
-	names := make([]string, len(f.missions))
-	for i, m := range f.missions {
-		cs, err := scenario.Load(m)
-		if err != nil {
-			return fmt.Errorf("--mission %s: %w", m, err)
-		}
-		if slices.Contains(names, cs.Name) {
-			return fmt.Errorf("--mission %s: mission %s given twice", m, cs.Name)
-		}
-		missions[i], names[i] = cs, cs.Name
+	missions, names, err := suite.LoadMissions(f.missions)
+	if err != nil {
+		return err
 	}
-	if err := checkSuiteDirs(dirs, names); err != nil {
+	if err := suite.CheckDirs(dirs, names); err != nil {
 		return err
 	}
 	tools := suite.ToolNames(dirs)
@@ -352,103 +343,6 @@ func writeLint(w io.Writer, rep lintReport, tools, missions []string) {
 			fmt.Fprintf(w, "%s: %s\n", lt.File, strings.Join(msgs, "; "))
 		}
 	}
-}
-
-// checkSuiteDirs refuses what cannot be a set of suites, for lint and
-// score: a path that is not a folder, a folder given twice (the same path
-// under two spellings), and for every mission a suite folder with no
-// test_*.yaml, saying whether it holds sub-folders of suites (the parent
-// folder generate writes, or a --mission layout given without --mission).
-func checkSuiteDirs(dirs, missions []string) error {
-	seen := map[string]string{}
-	for _, d := range dirs {
-		st, err := os.Stat(d)
-		if err != nil {
-			return err
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("%s: not a folder", d)
-		}
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return err
-		}
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = r
-		}
-		if prev, ok := seen[abs]; ok {
-			return fmt.Errorf("%s and %s are the same suite folder: give each suite once", prev, d)
-		}
-		seen[abs] = d
-	}
-	for _, d := range dirs {
-		for _, m := range missions {
-			folder, err := suite.Folder(d, m, len(missions) == 1)
-			if err != nil {
-				return err
-			}
-			files, err := suite.TestFiles(folder)
-			if err != nil {
-				return err
-			}
-			if len(files) > 0 {
-				continue
-			}
-			subs := suiteSubfolders(folder)
-			switch {
-			case len(subs) > 0 && len(missions) == 1:
-				return fmt.Errorf("%s holds no test_*.yaml but %d sub-folders of tests (%s): it is a folder of suites; pass the suites themselves (%s), or, when the sub-folders are missions, one --mission per sub-folder",
-					folder, len(subs), listSome(subs), filepath.Join(folder, subs[0]))
-			case len(subs) > 0:
-				return fmt.Errorf("%s holds no test_*.yaml but %d sub-folders of tests (%s): pass the suites inside it", folder, len(subs), listSome(subs))
-			}
-			return fmt.Errorf("%s: no test_*.yaml: the suite for %s is empty", folder, m)
-		}
-	}
-	return nil
-}
-
-// suiteSubfolders lists the sub-folders of dir that hold test_*.yaml
-// themselves or one level further down.
-func suiteSubfolders(dir string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		sub := filepath.Join(dir, e.Name())
-		if files, _ := suite.TestFiles(sub); len(files) > 0 || len(suiteSubfolders1(sub)) > 0 {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
-func suiteSubfolders1(dir string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() {
-			if files, _ := suite.TestFiles(filepath.Join(dir, e.Name())); len(files) > 0 {
-				out = append(out, e.Name())
-			}
-		}
-	}
-	return out
-}
-
-func listSome(names []string) string {
-	if len(names) > 4 {
-		return strings.Join(names[:4], ", ") + ", …"
-	}
-	return strings.Join(names, ", ")
 }
 
 // lintWarnings lints the tests of a suite for score and run and writes one

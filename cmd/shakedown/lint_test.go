@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/score/suite"
 )
 
 // lintYAML is a competition test in the old key layout with the given
@@ -128,7 +129,7 @@ func TestCheckSuiteDirs(t *testing.T) {
 		{"missing mission folder", []string{one}, []string{"mission2", "mission4"}, "no folder"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := checkSuiteDirs(c.dirs, c.missions)
+			err := suite.CheckDirs(c.dirs, c.missions)
 			switch {
 			case c.want == "" && err != nil:
 				t.Errorf("got %v; want accepted", err)

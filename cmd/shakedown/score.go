@@ -161,19 +161,11 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 			return fmt.Errorf("--logs: %w", err)
 		}
 	}
-	missions := make([]*scenario.CaseStudy, len(f.missions))
-	names := make([]string, len(f.missions))
-	for i, m := range f.missions {
-		cs, err := scenario.Load(m)
-		if err != nil {
-			return fmt.Errorf("--mission %s: %w", m, err)
-		}
-		if slices.Contains(names, cs.Name) {
-			return fmt.Errorf("--mission %s: mission %s given twice", m, cs.Name)
-		}
-		missions[i], names[i] = cs, cs.Name
+	missions, names, err := suite.LoadMissions(f.missions)
+	if err != nil {
+		return err
 	}
-	if err := checkSuiteDirs(dirs, names); err != nil {
+	if err := suite.CheckDirs(dirs, names); err != nil {
 		return err
 	}
 	tools := suite.ToolNames(dirs)
