@@ -20,6 +20,12 @@ func Write(path string, data []byte) error {
 		tmp.Close()
 		return err
 	}
+	// On disk before the rename, so a crash cannot leave an empty file
+	// under the new name.
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/shakedown-robotics/shakedown/internal/atomicfile"
+
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -16,30 +18,10 @@ import (
 // directory and a rename, creating the directory if needed: readers see the
 // old file or the new one, never a part.
 func WriteAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, data)
 }
 
 // ErrTokenFile is returned for a token file that cannot be trusted.
