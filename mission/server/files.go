@@ -1,8 +1,6 @@
 package server
 
 import (
-	"github.com/shakedown-robotics/shakedown/internal/atomicfile"
-
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -12,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shakedown-robotics/shakedown/internal/atomicfile"
 )
 
 // WriteAtomic writes data to path through a temporary file in the same
