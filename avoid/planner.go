@@ -159,17 +159,15 @@ type Planner struct {
 	haveCloud          bool
 	lastProcess        float64
 
-	hist      histogram
-	cost      costMatrix
-	cands     []candidate
-	rootCands []candidate // the root's candidates in the last search
-	tree      []node
-	path      []geom.Vec3 // end node first, the vehicle's node last
-	pathT     float64
+	hist  histogram
+	cost  costMatrix
+	cands []candidate
+	tree  []node
+	path  []geom.Vec3 // end node first, the vehicle's node last
+	pathT float64
 
 	// Waypoint generator.
 	state            State
-	prevState        State
 	stateChanged     bool
 	started          bool
 	startT           float64
@@ -186,7 +184,6 @@ type Planner struct {
 	yawReachHeight   float64
 	goalKey          geom.Vec3
 	out              autopilot.AvoidSetpoint
-	cycles           int
 }
 
 var _ autopilot.Avoider = (*Planner)(nil)
@@ -364,9 +361,6 @@ func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist boo
 		}
 		p.cost.compute(&p.hist, goal, o.pos, o.vel, closest, &p.cp)
 		p.cands = p.cost.best(p.cfg.Children, p.cp.smoothR, p.cands)
-		if n == 0 {
-			p.rootCands = append(p.rootCands[:0], p.cands...)
-		}
 		children := 0
 		distO := goal.Sub(o.pos).Norm()
 		speed := o.vel.Norm()
@@ -498,7 +492,6 @@ func (p *Planner) cycle(r autopilot.AvoidRequest, dt float64) {
 		}
 	}
 	p.generate(r, pos, vel, yaw*deg, pitch*deg, yaw, stay, dt)
-	p.cycles++
 }
 
 // generate is the waypoint generator (WaypointGenerator): its state machine
@@ -589,7 +582,7 @@ func (p *Planner) generate(r autopilot.AvoidRequest, pos, vel geom.Vec3, yawDeg,
 		out.YawRate = p.yawRateSp
 	}
 	p.stateChanged = next != p.state
-	p.prevState, p.state = p.state, next
+	p.state = next
 	p.out = out
 }
 
