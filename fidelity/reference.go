@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown-robotics/shakedown/scenario"
 )
 
 // Reference is one PX4-flown test with its measured outcome.
@@ -58,8 +60,6 @@ const (
 	MaxFileBytes = 64 << 20
 )
 
-// knownMissions are the missions a reference may name.
-var knownMissions = []string{"mission1", "mission2", "mission3", "mission4", "mission5", "mission6", "mission7"}
 
 // ParseCSV reads a reference file. name is used in errors and, through
 // its directory, to resolve the yaml column; when the yaml column is
@@ -69,7 +69,6 @@ var knownMissions = []string{"mission1", "mission2", "mission3", "mission4", "mi
 // or a duplicate test is an error naming the line.
 func ParseCSV(name string, r io.Reader) ([]Reference, error) {
 	cr := csv.NewReader(io.LimitReader(r, MaxFileBytes+1))
-	cr.ReuseRecord = false
 	head, err := cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -87,6 +86,7 @@ func ParseCSV(name string, r io.Reader) ([]Reference, error) {
 		}
 	}
 	dir := filepath.Dir(name)
+	knownMissions := scenario.CompetitionNames()
 	get := func(rec []string, k string) string {
 		if i, ok := col[k]; ok && i < len(rec) {
 			return strings.TrimSpace(rec[i])

@@ -58,7 +58,7 @@ func FromFolder(dir string) ([]Reference, error) {
 // missionName is the competition mission a case study flies, or "" when it
 // is not one of them.
 func missionName(cs *scenario.CaseStudy) string {
-	for _, m := range knownMissions {
+	for _, m := range scenario.CompetitionNames() {
 		if cs.Mission.Name == m || strings.HasPrefix(cs.Mission.Name, m+".") {
 			return m
 		}
