@@ -60,7 +60,6 @@ const (
 	MaxFileBytes = 64 << 20
 )
 
-
 // ParseCSV reads a reference file. name is used in errors and, through
 // its directory, to resolve the yaml column; when the yaml column is
 // missing, a test is looked for at tests/<mission>/<test>.yaml beside the
