@@ -44,6 +44,8 @@ type ROSConfig struct {
 	// CancelWait bounds, in wall time, how long a canceled goal waits for
 	// the machine's result before it reports CANCELED anyway; 0 = 10 s.
 	CancelWait time.Duration
+	// Ready, when not nil, is called once everything is advertised.
+	Ready func()
 }
 
 // MissionFeedback is the execute_mission action's feedback: where the goal
@@ -123,6 +125,9 @@ func (s *Server) ServeROS(ctx context.Context, n rosbridge.Node, cfg ROSConfig) 
 
 	ch, unsub := s.Subscribe()
 	defer unsub()
+	if cfg.Ready != nil {
+		cfg.Ready()
+	}
 	tk := s.clock.NewTicker(cfg.StatusEvery)
 	defer tk.Stop()
 	var lastV uint64
@@ -248,13 +253,13 @@ func (s *Server) rosGoal(ctx, gctx context.Context, g *rosbridge.GoalRequest, ca
 				continue
 			}
 			if r.Kind == mission.KindGoalResult {
-				return goalResult(*r.Goal, rep.Message)
+				return goalResult(*r.Goal, r.Detail)
 			}
 			_ = g.Feedback(feedbackOf(*r.Goal))
 		}
 		// The feed keeps the last records only; the goal table keeps the end.
 		if gs, ok := s.Goal(id); ok && gs.Terminal() {
-			return goalResult(gs, rep.Message)
+			return goalResult(gs, "")
 		}
 		select {
 		case <-ch:
@@ -295,6 +300,9 @@ func feedbackOf(gs mission.GoalStatus) MissionFeedback {
 // goalResult is a terminal goal status as the action's result and status
 // code. The queue is the one the goal loaded, in its final state.
 func goalResult(gs mission.GoalStatus, msg string) (MissionResult, int8) {
+	if msg == "" {
+		msg = fmt.Sprintf("goal %d %s: %d/%d waypoints reached, %d dropped", gs.ID, gs.State, gs.Completed, gs.Total, gs.Dropped)
+	}
 	r := MissionResult{Accepted: true, Message: msg, GoalID: gs.ID, State: gs.State, Reason: gs.Reason, Dropped: gs.Dropped,
 		Queue: mission.QueueStatus{Total: gs.Total, Completed: gs.Completed, Remaining: gs.Remaining, CurrentIndex: gs.CurrentIndex}}
 	switch gs.State {
