@@ -55,13 +55,13 @@ func TestMissionServeRosbridgeRoslib(t *testing.T) {
 		Message string `json:"message"`
 	}
 	var got struct {
-		Services           []string                 `json:"services"`
-		States             []string                 `json:"states"`
-		First              string                   `json:"first"`
-		ResumeNotPaused    trigger                  `json:"resumeNotPaused"`
-		Result             server.MissionResult     `json:"result"`
-		Feedback           []server.MissionFeedback `json:"feedback"`
-		Cancel             struct {
+		Services        []string                 `json:"services"`
+		States          []string                 `json:"states"`
+		First           string                   `json:"first"`
+		ResumeNotPaused trigger                  `json:"resumeNotPaused"`
+		Result          server.MissionResult     `json:"result"`
+		Feedback        []server.MissionFeedback `json:"feedback"`
+		Cancel          struct {
 			Error  string                `json:"error"`
 			Values *server.MissionResult `json:"values"`
 		} `json:"cancel"`
