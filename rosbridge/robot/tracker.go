@@ -184,4 +184,3 @@ func (l *TrackerLink) Shutdown() {
 		u()
 	}
 }
-
