@@ -26,6 +26,7 @@ var layers = []string{
 	"mission", "mission/blackbox", "mission/statelog",
 	"trace", "plot",
 	"vehicle",
+	"track/extern", "track/extern/externtest",
 	"scenario",
 	"flightlog",
 	"mission/adapter",
