@@ -145,3 +145,47 @@ func TestEOLSeedVariantsFail(t *testing.T) {
 		})
 	}
 }
+
+// With --connect the checklist must be confirmed before anything is
+// dialled: without a terminal and without --yes it refuses (exit 2, the
+// reason named); a "no" at the terminal refuses; "yes" and --yes go on to
+// the link (here an unreachable one, so the error is the link's).
+func TestEOLChecklistGate(t *testing.T) {
+	cases := []struct {
+		name     string
+		yes      bool
+		terminal bool
+		stdin    string
+		want     string // in the error
+		prompted bool
+	}{
+		{"no terminal, no --yes", false, false, "yes\n", "stdin is not a terminal", false},
+		{"answered no", false, true, "no\n", `answered "no"`, true},
+		{"answered yes", false, true, "yes\n", "--connect", true},
+		{"--yes", true, false, "", "--connect", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stderr strings.Builder
+			f := eolFlags{vehicle: "mower", serial: "MB-0001", runID: "gate", out: dir, blade: true, lidar: true, yes: c.yes,
+				connect: "ws://127.0.0.1:1"}
+			err := runEOL(t.Context(), eolIO{stdout: &discard{}, stderr: &stderr, stdin: strings.NewReader(c.stdin), terminal: c.terminal}, f, true, false)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v; want one naming %q", err, c.want)
+			}
+			if _, ok := err.(*failure); ok {
+				t.Fatalf("error %v is a finding (exit 1); want exit 2", err)
+			}
+			if got := strings.Contains(stderr.String(), "Before the end-of-line test moves the robot"); got != c.prompted {
+				t.Errorf("checklist shown %v; want %v:\n%s", got, c.prompted, stderr.String())
+			}
+			if c.want != "--connect" && strings.Contains(err.Error(), "dial") {
+				t.Errorf("the link was dialled before the checklist was confirmed: %v", err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("wrote %d files; want none", len(ents))
+			}
+		})
+	}
+}
