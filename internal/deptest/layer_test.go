@@ -37,6 +37,7 @@ var layers = []string{
 	"score/dtw", "score",
 	"run",
 	"gen/surrogate", "gen",
+	"telemetry", "telemetry/telemetrytest",
 	"campaign", "store", "campaign/campaigntest", "internal/natstest",
 	"score/suite",
 	"gen/harness",
