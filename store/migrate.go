@@ -56,7 +56,8 @@ CREATE TABLE trajectories (
 	resampled BLOB NOT NULL,    -- campaign.EncodeSamples
 	full      BLOB              -- the full-rate trace, when the job kept it
 ) STRICT;
-`, // 2: telemetry events (the end-of-line test's eol_check, …).
+`,
+	// 2: telemetry events (the end-of-line test's eol_check, …).
 	`
 CREATE TABLE events (
 	kind TEXT NOT NULL,         -- telemetry.Event.Kind
