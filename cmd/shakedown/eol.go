@@ -32,6 +32,9 @@ type eolFlags struct {
 	profile string // robot profile YAML for --connect ws:// (rosbridge.go)
 	yes     bool   // the pre-run checklist is confirmed (unattended runs)
 	halt    bool   // stop commanding motion after a failed safety check (always with --connect)
+	data    string // the bag under DIR/runs/<run_id>/ and the store DIR/shakedown.db; "" = neither
+	db      string // the store's file; "" = DIR/shakedown.db
+	events  string // an OpenSearch/Elasticsearch cluster the eol_check events go to
 }
 
 // eolIO is where runEOL talks to the operator.
@@ -100,6 +103,9 @@ nothing is written when it cannot run.`,
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulator's noise")
 	fl.BoolVar(&f.json, "json", false, "print the end_of_line block as JSON instead of the summary")
 	fl.StringVar(&f.profile, "profile", "", "robot profile `YAML` (topics, rates, geometry) of the mower reached with --connect ws://; default the built-in mower profile")
+	fl.StringVar(&f.data, "data", "data", "record the mower's bag in `DIR`/runs/<run-id>/eol.mcap and each check's eol_check event in DIR/shakedown.db; \"\" records neither")
+	fl.StringVar(&f.db, "db", "", "the SQLite store the eol_check events go into (default DIR/shakedown.db of --data)")
+	fl.StringVar(&f.events, "events", "", "also send the eol_check events to OpenSearch or Elasticsearch at `URL` (http://host:9200[/index], _bulk API)")
 	fl.BoolVar(&f.yes, "yes", false, "confirm the pre-run checklist without asking (unattended runs, e.g. against shakedown sitl)")
 	fl.BoolVar(&f.halt, "halt", false, "stop commanding motion and the blade as soon as a safety check fails; later motion rows SKIP (always on with --connect)")
 	fl.StringVar(&f.variant, "sim-variant", "", "simulate the mower of one of the seed's earlier runs: `eol-1` (gate without watchdog, blade torque unlimited) or eol-2 (blade torque unlimited)")
@@ -153,16 +159,20 @@ func runEOL(ctx context.Context, sio eolIO, f eolFlags, serialSet, bladeSet bool
 	}
 	opt := eol.Options{Serial: f.serial, RunID: f.runID, Time: now, Source: "simulator", NoBlade: !f.blade, NoLidar: !f.lidar,
 		Halt: f.halt || f.connect != ""}
+	rec, err := newEOLRecord(f)
+	if err != nil {
+		return err
+	}
 	if f.connect != "" {
 		if err := confirmChecklist(sio, f); err != nil {
 			return err
 		}
 	}
+	defer rec.abort()
 	var rep *eol.Report
-	var err error
 	switch {
 	case f.connect != "" && f.vehicle == "mower":
-		rep, err = runEOLRosbridge(ctx, f, opt)
+		rep, err = runEOLRosbridge(ctx, f, opt, rec)
 	case f.connect != "":
 		v, cerr := connectVehicle(ctx, f.connect, io.Discard)
 		if cerr != nil {
@@ -190,7 +200,11 @@ func runEOL(ctx context.Context, sio eolIO, f eolFlags, serialSet, bladeSet bool
 		if err != nil {
 			return err
 		}
-		rep, err = eol.RunMower(ctx, s, opt)
+		var m vehicle.Mower
+		if m, err = rec.wrap(s); err != nil {
+			return err
+		}
+		rep, err = eol.RunMower(ctx, m, opt)
 	case f.vehicle == "quad":
 		var s *vehicle.Sim
 		if f.lidar {
@@ -225,6 +239,13 @@ func runEOL(ctx context.Context, sio eolIO, f eolFlags, serialSet, bladeSet bool
 	} else {
 		fmt.Fprint(sio.stdout, rep.Summary())
 		fmt.Fprintf(sio.stdout, "wrote %s and %s\n", mdPath, jsPath)
+	}
+	wrote, rerr := rec.finish(ctx, rep)
+	if f.json {
+		wrote = nil // stdout is the JSON
+	}
+	if err := reportRecord(sio.stdout, wrote, rerr); err != nil {
+		return err
 	}
 	if rep.Result == eol.Fail {
 		n := len(rep.Failed())

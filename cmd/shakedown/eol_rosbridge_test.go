@@ -13,6 +13,7 @@ import (
 func eolVerdicts(t *testing.T, f eolFlags) map[string]string {
 	t.Helper()
 	f.out = t.TempDir()
+	f.data = filepath.Join(f.out, "data")
 	f.serial, f.blade, f.lidar, f.seed, f.yes = "MB-0001", true, true, 1, true
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -19,7 +19,7 @@ func fixedEOLClock(t *testing.T) {
 func TestEOLMowerPasses(t *testing.T) {
 	fixedEOLClock(t)
 	dir := t.TempDir()
-	code, out, errOut := sh(t, "eol", "--serial", "MB-0001", "--out", dir)
+	code, out, errOut := sh(t, "eol", "--serial", "MB-0001", "--out", dir, "--data", filepath.Join(dir, "data"))
 	if code != 0 {
 		t.Fatalf("exit %d; stderr %q\n%s", code, errOut, out)
 	}
@@ -68,7 +68,7 @@ func TestEOLOptions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			code, out, errOut := sh(t, append(c.args, "--out", dir)...)
+			code, out, errOut := sh(t, append(c.args, "--out", dir, "--data", filepath.Join(dir, "data"))...)
 			if code != c.code {
 				t.Fatalf("exit %d; want %d; stderr %q\n%s", code, c.code, errOut, out)
 			}
@@ -109,7 +109,7 @@ func TestEOLBadParameters(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "reports")
-			code, out, errOut := sh(t, append(append([]string{"eol"}, c.args...), "--out", dir)...)
+			code, out, errOut := sh(t, append(append([]string{"eol"}, c.args...), "--out", dir, "--data", filepath.Join(dir, "data"))...)
 			if code != 2 {
 				t.Fatalf("exit %d; want 2\nstdout %s\nstderr %s", code, out, errOut)
 			}
@@ -132,7 +132,7 @@ func TestEOLSeedVariantsFail(t *testing.T) {
 	}{{"eol-1", "FAIL watchdog.drive"}, {"eol-2", "FAIL obstacle.stop"}} {
 		t.Run(c.variant, func(t *testing.T) {
 			dir := t.TempDir()
-			code, out, errOut := sh(t, "eol", "--sim-variant", c.variant, "--run-id", c.variant, "--out", dir)
+			code, out, errOut := sh(t, "eol", "--sim-variant", c.variant, "--run-id", c.variant, "--out", dir, "--data", filepath.Join(dir, "data"))
 			if code != 1 {
 				t.Fatalf("exit %d; want 1\n%s\n%s", code, out, errOut)
 			}
