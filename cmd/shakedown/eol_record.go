@@ -91,6 +91,9 @@ func (r *eolRecord) finish(ctx context.Context, rep *eol.Report) ([]string, erro
 			r.w.Event(0, flightlog.LevelInfo, "eol_check", fmt.Sprintf("%s %s: %s (limit %s)", c.Result, c.ID, c.Measured, c.Limit))
 		}
 		err := r.w.Close()
+		if err == nil {
+			err = r.file.Chmod(0o644) // CreateTemp makes it 0600
+		}
 		if cerr := r.file.Close(); err == nil {
 			err = cerr
 		}
