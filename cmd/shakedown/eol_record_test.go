@@ -73,8 +73,8 @@ func TestEOLRecord(t *testing.T) {
 		t.Fatalf("cluster: %d documents; want 28", len(docs))
 	}
 	var stop struct {
-		RunID, Serial, Result, Check string
-		Value                        float64
+		RunID, Result string
+		Value         float64
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(docs["rec/stop.standstill"], &doc); err != nil {
@@ -98,7 +98,7 @@ func TestEOLRecord(t *testing.T) {
 	if err := bb.Export(context.Background(), []telemetry.Event{{Kind: "eol_check", ID: "x", Time: evs[0].Time, Doc: json.RawMessage(`{"value":"text"}`)}}); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = sh(t, "eol", "--serial", "MB-0001", "--run-id", "rec2", "--out", dir, "--data", data, "--events", bsrv.URL)
+	code, _, errOut = sh(t, "eol", "--serial", "MB-0001", "--run-id", "rec2", "--out", dir, "--data", data, "--events", bsrv.URL)
 	if code != 2 || !strings.Contains(errOut, "21 of 28 events refused") || !strings.Contains(errOut, "eol_check/rec2/sensors.imu_rate: 400 mapper_parsing_exception") {
 		t.Errorf("refusing cluster: exit %d; want 2 naming the refused items\n%s", code, errOut)
 	}
