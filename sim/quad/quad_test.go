@@ -71,7 +71,11 @@ func TestHoverCommand(t *testing.T) {
 	if a := q.Truth().Acc.Z; math.Abs(a) > 0.05 {
 		t.Errorf("vertical acceleration at hover: got %.4f m/s²; want ≈ 0", a)
 	}
-	_ = z0
+	// The height moves only by that constant sinking: at most |v0|·5 s
+	// (drag only slows it), and in v0's direction.
+	if dz := q.Truth().Pos.Z - z0; math.Abs(dz) > math.Abs(v0)*5+1e-9 || dz*v0 < 0 {
+		t.Errorf("height moved %.4f m in 5 s at hover; want at most |v0|·5 = %.4f m, in v0's direction (v0 = %.4f m/s)", dz, math.Abs(v0)*5, v0)
+	}
 	// 10 % more thrust climbs, 10 % less sinks.
 	for _, c := range []struct {
 		name string
