@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,26 @@ func TestNATSPasswordRedacted(t *testing.T) {
 		if !strings.Contains(out+errOut, "alice:xxxxx@") {
 			t.Errorf("%s: the URL is not named (redacted):\n%s%s", name, out, errOut)
 		}
+	}
+}
+
+// fly's rule errors name the file, the line and the field.
+func TestFlyRuleErrorNamesLine(t *testing.T) {
+	dir := t.TempDir()
+	y := "drone:\n  mission_file: mission2.plan\nsimulation:\n  obstacles:\n  - position: {r: 0, x: 0, y: 20, z: 0}\n    size: {h: 20, l: 4, w: 40}\n"
+	plan, err := os.ReadFile("../../scenario/competition/mission2.plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mission2.plan"), plan, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	test := filepath.Join(dir, "test_0.yaml")
+	if err := os.WriteFile(test, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := sh(t, "fly", test)
+	if want := test + ":5: simulation.obstacles[0].size.w: invalid obstacles"; code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, %q; want 2 and %q", code, errOut, want)
 	}
 }
