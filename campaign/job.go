@@ -307,8 +307,8 @@ func (j Job) validate() error {
 	if !finite(s.Mission.Home[:]...) {
 		return bad("mission home %v is not finite", s.Mission.Home)
 	}
-	if len(s.Mission.Items) == 0 || len(s.Mission.Items) > 10000 {
-		return bad("mission has %d items; want 1 to 10000", len(s.Mission.Items))
+	if len(s.Mission.Items) == 0 || len(s.Mission.Items) > scenario.MaxItems {
+		return bad("mission has %d items; want 1 to %d (scenario.MaxItems)", len(s.Mission.Items), scenario.MaxItems)
 	}
 	for i, it := range s.Mission.Items {
 		if _, ok := itemKinds[it.Kind]; !ok {
@@ -318,8 +318,8 @@ func (j Job) validate() error {
 			return bad("mission item %d: position %v or accept radius %v is not a finite number", i+1, it.Pos, it.AcceptRadiusM)
 		}
 	}
-	if len(s.Params) > 1000 {
-		return bad("%d parameters; want at most 1000", len(s.Params))
+	if len(s.Params) > scenario.MaxParams {
+		return bad("%d parameters; want at most %d (scenario.MaxParams)", len(s.Params), scenario.MaxParams)
 	}
 	for k, p := range s.Params {
 		if !goodText(k, 64) || k == "" || !finite(p) {
@@ -334,8 +334,8 @@ func (j Job) validate() error {
 			return bad("int_params are not sorted and unique")
 		}
 	}
-	if len(s.Obstacles) > 1000 {
-		return bad("%d obstacles; want at most 1000", len(s.Obstacles))
+	if len(s.Obstacles) > scenario.MaxBoxes {
+		return bad("%d obstacles; want at most %d (scenario.MaxBoxes)", len(s.Obstacles), scenario.MaxBoxes)
 	}
 	for i, b := range s.Obstacles {
 		if !finite(b.L, b.W, b.H, b.X, b.Y, b.Z, b.R) {

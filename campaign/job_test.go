@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"os"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/avoid"
 	"github.com/shakedown-robotics/shakedown/campaign"
 	"github.com/shakedown-robotics/shakedown/campaign/campaigntest"
+	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/sim"
@@ -292,4 +295,69 @@ func FuzzDecodeResult(f *testing.F) {
 			t.Fatal("encoding is not stable")
 		}
 	})
+}
+
+// A job's wire form and id are pinned: stored results and queued jobs are
+// keyed by the id, so a change of the job's Go types must not change them
+// (testdata/job.json, rewritten with -update-job only on purpose).
+func TestJobWireGolden(t *testing.T) {
+	cs := mission(t, "mission2")
+	cs.Obstacles = []world.Box{{L: 10, W: 5, H: 20, X: 10, Y: 20, R: 30}, {L: 3, W: 4, H: 12.5, X: -7, Y: 31, Z: 0.5, R: -15}}
+	cs.Params = map[string]float64{"MPC_XY_VEL_MAX": 12, "MPC_YAW_MODE": 0}
+	cs.IntParams = map[string]bool{"MPC_YAW_MODE": true}
+	cs.Mission.Items[1].AcceptRadiusM = 1.5
+	tuned := avoid.DefaultConfig()
+	tuned.CruiseMS = 2
+	opt := run.Options{Seed: 11, Wind: sim.WindConfig{Steady: geom.Vec3{X: 1, Y: -0.5}, GustSigmaMS: 0.3, GustTauS: 2}, TimeoutS: 300, PreArmS: 19, Avoid: &tuned}
+	j, err := campaign.NewJob(cs, opt, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := j.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const path = "testdata/job.json"
+	if *updateJob {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(append(got, '\n'), want) {
+		t.Errorf("the job's wire form changed:\n got %s\nwant %s", got, want)
+	}
+	back, err := campaign.DecodeJob(bytes.TrimSpace(want))
+	if err != nil || back.ID != j.ID {
+		t.Errorf("decoding the pinned form: %v, id %s; want %s", err, back.ID, j.ID)
+	}
+}
+
+var updateJob = flag.Bool("update-job", false, "rewrite testdata/job.json (changes every job id)")
+
+// A job holds the limits every command shares (scenario.MaxItems,
+// MaxBoxes, MaxParams): a plan that another command refuses is not flown
+// through a campaign.
+func TestJobLimits(t *testing.T) {
+	cs := mission(t, "mission2")
+	land := cs.Mission.Items[len(cs.Mission.Items)-1]
+	items := []scenario.Item{cs.Mission.Items[0]}
+	for len(items) < scenario.MaxItems {
+		items = append(items, scenario.Item{Kind: scenario.Waypoint, Pos: geom.Vec3{X: float64(len(items)), Z: -10}})
+	}
+	cs.Mission.Items = append(items, land) // one more than MaxItems
+	if _, err := campaign.NewJob(cs, run.Options{}, 0, false); !errors.Is(err, campaign.ErrBadJob) || !strings.Contains(err.Error(), "items") {
+		t.Errorf("%d items: got %v; want ErrBadJob", len(cs.Mission.Items), err)
+	}
+	cs = mission(t, "mission2")
+	cs.Obstacles = make([]world.Box, scenario.MaxBoxes+1)
+	for i := range cs.Obstacles {
+		cs.Obstacles[i] = world.Box{L: 2, W: 2, H: 2, X: float64(i)}
+	}
+	if _, err := campaign.NewJob(cs, run.Options{}, 0, false); !errors.Is(err, campaign.ErrBadJob) || !strings.Contains(err.Error(), "obstacles") {
+		t.Errorf("%d obstacles: got %v; want ErrBadJob", len(cs.Obstacles), err)
+	}
 }
