@@ -153,7 +153,7 @@ func TestDecodeJob(t *testing.T) {
 		{"unknown key", mutate(func(m map[string]any) { m["colour"] = "red" }), "colour"},
 		{"bad engine", mutate(func(m map[string]any) { m["vehicle"].(map[string]any)["engine"] = "px4-sitl" }), "px4-sitl"},
 		{"bad autopilot", mutate(func(m map[string]any) { m["vehicle"].(map[string]any)["autopilot"] = "magic" }), "magic"},
-		{"no items", mutate(func(m map[string]any) { m["scenario"].(map[string]any)["mission"].(map[string]any)["items"] = []any{} }), "items"},
+		{"no items", mutate(func(m map[string]any) { m["scenario"].(map[string]any)["mission"].(map[string]any)["items"] = []any{} }), "item"},
 		{"bad kind", mutate(func(m map[string]any) {
 			m["scenario"].(map[string]any)["mission"].(map[string]any)["items"].([]any)[0].(map[string]any)["kind"] = "loop"
 		}), "loop"},

@@ -93,8 +93,7 @@ func (r Result) RunResult(j Job) *run.Result {
 	}
 	obs := j.Scenario.Obstacles
 	if k := out.MinObstacle; k >= 1 && k <= len(obs) && len(r.Trajectory) > 0 {
-		b := obs[k-1]
-		a := world.ClosestApproach(world.Box{L: b.L, W: b.W, H: b.H, X: b.X, Y: b.Y, Z: b.Z, R: b.R}, trace.Positions(r.Trajectory))
+		a := world.ClosestApproach(obs[k-1], trace.Positions(r.Trajectory))
 		out.Closest = &a
 	}
 	return &out
