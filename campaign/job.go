@@ -194,7 +194,7 @@ func (o *Obstacles) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func v3(v geom.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
+func v3(v geom.Vec3) [3]float64  { return [3]float64{v.X, v.Y, v.Z} }
 func vec(a [3]float64) geom.Vec3 { return geom.Vec3{X: a[0], Y: a[1], Z: a[2]} }
 
 // MarshalJSON implements json.Marshaler: the job's wire form.
