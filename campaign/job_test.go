@@ -361,3 +361,42 @@ func TestJobLimits(t *testing.T) {
 		t.Errorf("%d obstacles: got %v; want ErrBadJob", len(cs.Obstacles), err)
 	}
 }
+
+// A flight is resampled once, by the judge: the result's trajectory is the
+// judge's Resampled, and the closest approach the judge found is kept for
+// a local result (computed again only for one that crossed the wire).
+func TestResampleOnce(t *testing.T) {
+	j := testJobs(t, 1, 30)[0]
+	direct, _, err := run.FlySim(context.Background(), j.CaseStudy(), j.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := trace.Resample(direct.Trace, run.ResamplePeriodS); len(direct.Resampled) == 0 || !cmp.Equal(direct.Resampled, want) {
+		t.Fatalf("the judge's Resampled (%d samples) is not the trace in %g-s bins (%d)", len(direct.Resampled), run.ResamplePeriodS, len(want))
+	}
+	if direct.Closest == nil {
+		t.Fatal("the test job has no closest approach to check")
+	}
+	res, err := campaign.Execute(context.Background(), j)
+	if err != nil || !res.OK() {
+		t.Fatalf("execute: %v %s", err, res.Error)
+	}
+	if !cmp.Equal([]trace.Sample(res.Trajectory), direct.Resampled) {
+		t.Error("the campaign result's trajectory is not the judge's")
+	}
+	if res.Run.Resampled != nil || res.Run.Trace != nil {
+		t.Error("the result's run keeps a trajectory of its own besides Trajectory")
+	}
+	local := res.RunResult(j)
+	if local.Closest == nil || *local.Closest != *direct.Closest {
+		t.Errorf("closest approach %v; want the judge's %v", local.Closest, direct.Closest)
+	}
+	b := encode(t, res)
+	wire, err := campaign.DecodeResult(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wire.RunResult(j); got.Closest == nil || *got.Closest != *direct.Closest {
+		t.Errorf("after the wire: closest approach %v; want the judge's %v", got.Closest, direct.Closest)
+	}
+}
