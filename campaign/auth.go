@@ -41,13 +41,13 @@ var ErrBadKey = errors.New("campaign: bad campaign key")
 // bytes are copied).
 func NewKey(b []byte) (Key, error) {
 	if len(b) < MinKeyBytes {
-		return Key{}, fmt.Errorf("%w: %d bytes; want at least %d (e.g. head -c 32 /dev/urandom | base64 > campaign.key)", ErrBadKey, len(b), MinKeyBytes)
+		return Key{}, fmt.Errorf("%w: %d bytes; want at least %d (e.g. openssl rand -hex 32 > campaign.key)", ErrBadKey, len(b), MinKeyBytes)
 	}
 	return Key{b: append([]byte(nil), b...)}, nil
 }
 
 // LoadKey reads a key from the file at path: its content without the
-// surrounding white space (so `openssl rand -base64 32 > FILE` makes one).
+// surrounding white space (so `openssl rand -hex 32 > FILE` makes one).
 // The file must be a regular file of at most 4 KiB that only its owner can
 // read.
 func LoadKey(path string) (Key, error) {
