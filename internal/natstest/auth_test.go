@@ -148,28 +148,13 @@ func TestNATSForgedJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := make(chan campaign.ID, 1)
-	var log bytes.Buffer
-	var mu sync.Mutex
-	w := &campaign.Worker{Config: cfg, Concurrency: 1, Log: lockedWriter{&mu, &log}, Exec: func(ctx context.Context, j campaign.Job) (campaign.Result, error) {
+	log := newNotice("refusing a job")
+	w := &campaign.Worker{Config: cfg, Concurrency: 1, Log: log, Exec: func(ctx context.Context, j campaign.Job) (campaign.Result, error) {
 		ran <- j.ID
 		return campaign.Execute(ctx, j)
 	}}
 	stop := startWorker(t, s, w)
-	// The planted job is terminated: the queue empties without a run.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, err := js.Stream(context.Background(), "SHAKEDOWN_JOBS")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info, err := st.Info(context.Background()); err == nil && info.State.Msgs == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the planted job is still queued after 30 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	log.wait(t)
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -178,22 +163,47 @@ func TestNATSForgedJob(t *testing.T) {
 		t.Errorf("the worker ran the planted job %s", id)
 	default:
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(log.String(), "refusing a job") {
-		t.Errorf("the worker's log does not tell of the refusal:\n%s", log.String())
+	st, err := js.Stream(context.Background(), "SHAKEDOWN_JOBS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := st.Info(context.Background()); err != nil || info.State.Msgs != 0 {
+		t.Errorf("the planted job is still queued (%v)", err)
 	}
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *bytes.Buffer
+// notice is a log that tells when a line holding want was written.
+type notice struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
 }
 
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+func newNotice(want string) *notice { return &notice{want: want, seen: make(chan struct{})} }
+
+func (n *notice) Write(p []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.buf.Write(p)
+	if strings.Contains(n.buf.String(), n.want) {
+		n.once.Do(func() { close(n.seen) })
+	}
+	return len(p), nil
+}
+
+// wait waits for the notice (at most 30 s, a bound for a broken test, not
+// a pace).
+func (n *notice) wait(t testing.TB) {
+	t.Helper()
+	select {
+	case <-n.seen:
+	case <-time.After(30 * time.Second):
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		t.Fatalf("no %q in 30 s; the log:\n%s", n.want, n.buf.String())
+	}
 }
 
 // A campaign whose server lost its JetStream store (restarted on an empty
@@ -221,43 +231,33 @@ func TestNATSStreamsLost(t *testing.T) {
 	})
 	cfg := testConfig()
 	cfg.CheckEvery = 50 * time.Millisecond
-	var wlog bytes.Buffer
-	var wmu sync.Mutex
-	// A worker that is stopped until the server has lost its store, so
-	// that the jobs are lost with it.
-	coord := dial(t, s)
-	queued := make(chan struct{})
-	var once sync.Once
-	r := campaign.Runner{Exec: &campaign.NATS{Conn: coord, Config: cfg}}
+	// No worker yet: once the coordinator says its jobs wait in the
+	// queue, the server restarts on an empty folder, losing them.
+	queued := newNotice("no worker is pulling yet")
+	restarted := make(chan error, 1)
+	r := campaign.Runner{Exec: &campaign.NATS{Conn: dial(t, s), Config: cfg, Log: queued}}
 	go func() {
-		// Wait until the jobs are queued, then restart the server empty.
-		js, _ := jetstream.New(dial(t, s))
-		for {
-			if st, err := js.Stream(context.Background(), "SHAKEDOWN_JOBS"); err == nil {
-				if info, err := st.Info(context.Background()); err == nil && info.State.Msgs == uint64(len(jobs)) {
-					break
-				}
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		<-queued.seen
 		mu.Lock()
+		defer mu.Unlock()
 		natstest.Stop(current)
 		next, err := natstest.New(t.TempDir(), port)
 		if err == nil {
 			current = next
 		}
-		mu.Unlock()
-		once.Do(func() { close(queued) })
+		restarted <- err
 	}()
 	_, err = r.Run(timeout(t, time.Minute), campaign.Campaign{}, jobs)
 	if !errors.Is(err, campaign.ErrStreamsLost) || !strings.Contains(err.Error(), "resume") {
 		t.Fatalf("got %v; want ErrStreamsLost telling to resume", err)
 	}
-	<-queued
+	if err := <-restarted; err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
 	s = current
 	mu.Unlock()
-	startWorker(t, s, &campaign.Worker{Config: cfg, Concurrency: 2, Log: lockedWriter{&wmu, &wlog}})
+	startWorker(t, s, &campaign.Worker{Config: cfg, Concurrency: 2})
 	got, err := r.Run(timeout(t, time.Minute), campaign.Campaign{}, jobs)
 	if err != nil {
 		t.Fatal(err)
@@ -280,18 +280,13 @@ func TestNATSStreamsRecreated(t *testing.T) {
 	nc := dial(t, s)
 	js, _ := jetstream.New(nc)
 	done := make(chan error, 1)
+	queued := newNotice("no worker is pulling yet")
+	ex := &campaign.NATS{Conn: dial(t, s), Config: cfg, Log: queued}
 	go func() {
-		_, err := (&campaign.Runner{Exec: &campaign.NATS{Conn: dial(t, s), Config: cfg}}).Run(timeout(t, time.Minute), campaign.Campaign{}, jobs)
+		_, err := (&campaign.Runner{Exec: ex}).Run(timeout(t, time.Minute), campaign.Campaign{}, jobs)
 		done <- err
 	}()
-	for {
-		if st, err := js.Stream(context.Background(), "SHAKEDOWN_JOBS"); err == nil {
-			if info, err := st.Info(context.Background()); err == nil && info.State.Msgs == uint64(len(jobs)) {
-				break
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	queued.wait(t)
 	for _, name := range []string{"SHAKEDOWN_JOBS", "SHAKEDOWN_RESULTS"} {
 		if err := js.DeleteStream(context.Background(), name); err != nil {
 			t.Fatal(err)
