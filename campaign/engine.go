@@ -193,7 +193,7 @@ func (a *Aerialist) Fly(ctx context.Context, j Job) (*run.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(log)
+	data, err := scenario.ReadFile(log, ulog.MaxBytes)
 	if err != nil {
 		return nil, err
 	}

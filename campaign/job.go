@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -67,53 +68,30 @@ func hashID(parts ...[]byte) ID {
 }
 
 // Job is one test run. Every field but ID is content; ID is their hash
-// (see NewJob). The JSON form is the wire and storage format.
+// (see NewJob). The fields are the model's own types (scenario.Mission,
+// world.Box, sim.WindConfig); the JSON form (see MarshalJSON) is the wire
+// and storage format, and the hashed content.
 type Job struct {
-	ID       ID       `json:"id"`
-	Scenario Scenario `json:"scenario"`
-	Vehicle  Vehicle  `json:"vehicle"`
-	Seed     uint64   `json:"seed"`
+	ID       ID
+	Scenario Scenario
+	Vehicle  Vehicle
+	Seed     uint64
 	// Run is the run index: repetition Run of this scenario.
-	Run int `json:"run"`
+	Run int
 	// KeepTrace asks for the full-rate trace in the result, beside the
 	// resampled trajectory every result has.
-	KeepTrace bool `json:"keep_trace,omitempty"`
+	KeepTrace bool
 }
 
 // Scenario is what is flown: a case study reduced to what the engine reads.
 type Scenario struct {
-	Name    string  `json:"name"`
-	Mission Mission `json:"mission"`
-	// Params are the PX4 parameters; IntParams names, sorted, those that
-	// are integers.
-	Params    map[string]float64 `json:"params,omitempty"`
-	IntParams []string           `json:"int_params,omitempty"`
-	Obstacles []Box              `json:"obstacles"`
-}
-
-// Mission is a flight plan in local NED about Home (scenario.Mission).
-type Mission struct {
-	Name  string     `json:"name"`
-	Home  [3]float64 `json:"home"` // latitude, longitude (degrees), altitude (m AMSL)
-	Items []Item     `json:"items"`
-}
-
-// Item is one mission item; Kind is "takeoff", "waypoint" or "land".
-type Item struct {
-	Kind          string     `json:"kind"`
-	Pos           [3]float64 `json:"pos"` // NED, m
-	AcceptRadiusM float64    `json:"accept_radius_m,omitempty"`
-}
-
-// Box is an obstacle in the competition's model (world.Box).
-type Box struct {
-	L float64 `json:"l"`
-	W float64 `json:"w"`
-	H float64 `json:"h"`
-	X float64 `json:"x"`
-	Y float64 `json:"y"`
-	Z float64 `json:"z"`
-	R float64 `json:"r"`
+	Name    string
+	Mission scenario.Mission
+	// Params are the PX4 parameters; IntParams marks those that are
+	// integers (scenario.CaseStudy's).
+	Params    map[string]float64
+	IntParams map[string]bool
+	Obstacles []world.Box
 }
 
 // Vehicle is the vehicle configuration of a run (run.Options without the
@@ -121,24 +99,166 @@ type Box struct {
 // ids: Autopilot is never empty, TimeoutS never 0, Avoid nil means the
 // planner's defaults.
 type Vehicle struct {
-	Engine    string           `json:"engine"`
-	Autopilot string           `json:"autopilot"`
-	TimeoutS  float64          `json:"timeout_s"`
-	Wind      Wind             `json:"wind"`
-	Range     quad.RangeConfig `json:"range,omitzero"`
-	Avoid     *avoid.Config    `json:"avoid,omitempty"`
+	Engine    string
+	Autopilot string
+	TimeoutS  float64
+	Wind      sim.WindConfig
+	Range     quad.RangeConfig
+	Avoid     *avoid.Config
 	// PreArmS and AerialistUnspawned are run.Options's (the time on the
 	// ground inside the log, Aerialist's unspawned-box quirk); omitted
-	// when zero, so jobs without them keep their ids.
-	PreArmS            float64 `json:"pre_arm_s,omitempty"`
-	AerialistUnspawned bool    `json:"aerialist_unspawned,omitempty"`
+	// from the JSON when zero, so jobs without them keep their ids.
+	PreArmS            float64
+	AerialistUnspawned bool
 }
 
-// Wind is sim.WindConfig.
-type Wind struct {
-	SteadyMS    [3]float64 `json:"steady_ms,omitzero"` // NED, the direction the air moves toward
-	GustSigmaMS float64    `json:"gust_sigma_ms,omitempty"`
-	GustTauS    float64    `json:"gust_tau_s,omitempty"`
+// The JSON form of a job. Its keys, their order and their omissions are
+// what job ids hash (testdata/job.json pins them): change them and every
+// stored result loses its job.
+type (
+	wireJob struct {
+		ID        ID           `json:"id"`
+		Scenario  wireScenario `json:"scenario"`
+		Vehicle   wireVehicle  `json:"vehicle"`
+		Seed      uint64       `json:"seed"`
+		Run       int          `json:"run"`
+		KeepTrace bool         `json:"keep_trace,omitempty"`
+	}
+	wireScenario struct {
+		Name      string             `json:"name"`
+		Mission   wireMission        `json:"mission"`
+		Params    map[string]float64 `json:"params,omitempty"`
+		IntParams []string           `json:"int_params,omitempty"` // sorted
+		Obstacles Obstacles          `json:"obstacles"`
+	}
+	wireMission struct {
+		Name  string     `json:"name"`
+		Home  [3]float64 `json:"home"` // latitude, longitude (degrees), altitude (m AMSL)
+		Items []wireItem `json:"items"`
+	}
+	wireItem struct {
+		Kind          string     `json:"kind"` // takeoff, waypoint or land
+		Pos           [3]float64 `json:"pos"`  // NED, m
+		AcceptRadiusM float64    `json:"accept_radius_m,omitempty"`
+	}
+	wireBox struct {
+		L float64 `json:"l"`
+		W float64 `json:"w"`
+		H float64 `json:"h"`
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		Z float64 `json:"z"`
+		R float64 `json:"r"`
+	}
+	wireVehicle struct {
+		Engine             string           `json:"engine"`
+		Autopilot          string           `json:"autopilot"`
+		TimeoutS           float64          `json:"timeout_s"`
+		Wind               wireWind         `json:"wind"`
+		Range              quad.RangeConfig `json:"range,omitzero"`
+		Avoid              *avoid.Config    `json:"avoid,omitempty"`
+		PreArmS            float64          `json:"pre_arm_s,omitempty"`
+		AerialistUnspawned bool             `json:"aerialist_unspawned,omitempty"`
+	}
+	wireWind struct {
+		SteadyMS    [3]float64 `json:"steady_ms,omitzero"` // NED, the direction the air moves toward
+		GustSigmaMS float64    `json:"gust_sigma_ms,omitempty"`
+		GustTauS    float64    `json:"gust_tau_s,omitempty"`
+	}
+)
+
+// Obstacles are boxes whose JSON form is the job's: an array of objects
+// with keys l, w, h, x, y, z and r (world.Box's fields), never null.
+type Obstacles []world.Box
+
+// MarshalJSON implements json.Marshaler.
+func (o Obstacles) MarshalJSON() ([]byte, error) {
+	w := make([]wireBox, len(o))
+	for i, b := range o {
+		w[i] = wireBox{b.L, b.W, b.H, b.X, b.Y, b.Z, b.R}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON implements json.Unmarshaler, rejecting unknown keys.
+func (o *Obstacles) UnmarshalJSON(data []byte) error {
+	var w []wireBox
+	if err := decodeStrict(data, &w); err != nil {
+		return err
+	}
+	out := make(Obstacles, len(w))
+	for i, b := range w {
+		out[i] = world.Box{L: b.L, W: b.W, H: b.H, X: b.X, Y: b.Y, Z: b.Z, R: b.R}
+	}
+	*o = out
+	return nil
+}
+
+func v3(v geom.Vec3) [3]float64  { return [3]float64{v.X, v.Y, v.Z} }
+func vec(a [3]float64) geom.Vec3 { return geom.Vec3{X: a[0], Y: a[1], Z: a[2]} }
+
+// MarshalJSON implements json.Marshaler: the job's wire form.
+func (j Job) MarshalJSON() ([]byte, error) {
+	s, v := j.Scenario, j.Vehicle
+	w := wireJob{ID: j.ID, Seed: j.Seed, Run: j.Run, KeepTrace: j.KeepTrace,
+		Scenario: wireScenario{Name: s.Name, Params: s.Params, Obstacles: Obstacles(s.Obstacles),
+			Mission: wireMission{Name: s.Mission.Name, Home: [3]float64{s.Mission.Home.LatDeg, s.Mission.Home.LonDeg, s.Mission.Home.AltM}}},
+		Vehicle: wireVehicle{Engine: v.Engine, Autopilot: v.Autopilot, TimeoutS: v.TimeoutS, Range: v.Range, Avoid: v.Avoid,
+			PreArmS: v.PreArmS, AerialistUnspawned: v.AerialistUnspawned,
+			Wind: wireWind{SteadyMS: v3(v.Wind.Steady), GustSigmaMS: v.Wind.GustSigmaMS, GustTauS: v.Wind.GustTauS}},
+	}
+	if w.Scenario.Obstacles == nil {
+		w.Scenario.Obstacles = Obstacles{}
+	}
+	for _, it := range s.Mission.Items {
+		w.Scenario.Mission.Items = append(w.Scenario.Mission.Items, wireItem{Kind: it.Kind.String(), Pos: v3(it.Pos), AcceptRadiusM: it.AcceptRadiusM})
+	}
+	for k, isInt := range s.IntParams {
+		if isInt {
+			w.Scenario.IntParams = append(w.Scenario.IntParams, k)
+		}
+	}
+	slices.Sort(w.Scenario.IntParams)
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON implements json.Unmarshaler: it reads the wire form,
+// rejecting unknown keys and unknown item kinds. DecodeJob checks the
+// rest.
+func (j *Job) UnmarshalJSON(data []byte) error {
+	var w wireJob
+	if err := decodeStrict(data, &w); err != nil {
+		return err
+	}
+	ws, wv := w.Scenario, w.Vehicle
+	out := Job{ID: w.ID, Seed: w.Seed, Run: w.Run, KeepTrace: w.KeepTrace,
+		Scenario: Scenario{Name: ws.Name, Params: ws.Params, Obstacles: []world.Box(ws.Obstacles),
+			Mission: scenario.Mission{Name: ws.Mission.Name, Home: scenario.LatLonAlt{LatDeg: ws.Mission.Home[0], LonDeg: ws.Mission.Home[1], AltM: ws.Mission.Home[2]}}},
+		Vehicle: Vehicle{Engine: wv.Engine, Autopilot: wv.Autopilot, TimeoutS: wv.TimeoutS, Range: wv.Range, Avoid: wv.Avoid,
+			PreArmS: wv.PreArmS, AerialistUnspawned: wv.AerialistUnspawned,
+			Wind: sim.WindConfig{Steady: vec(wv.Wind.SteadyMS), GustSigmaMS: wv.Wind.GustSigmaMS, GustTauS: wv.Wind.GustTauS}},
+	}
+	for i, it := range ws.Mission.Items {
+		k, ok := itemKinds[it.Kind]
+		if !ok {
+			return fmt.Errorf("mission item %d: kind %q; want takeoff, waypoint or land", i+1, it.Kind)
+		}
+		out.Scenario.Mission.Items = append(out.Scenario.Mission.Items, scenario.Item{Kind: k, Pos: vec(it.Pos), AcceptRadiusM: it.AcceptRadiusM})
+	}
+	for i, k := range ws.IntParams {
+		if _, ok := ws.Params[k]; !ok {
+			return fmt.Errorf("int_params names %q, which is not a parameter", k)
+		}
+		if i > 0 && ws.IntParams[i-1] >= k {
+			return errors.New("int_params are not sorted and unique")
+		}
+		if out.Scenario.IntParams == nil {
+			out.Scenario.IntParams = map[string]bool{}
+		}
+		out.Scenario.IntParams[k] = true
+	}
+	*j = out
+	return nil
 }
 
 // WithEngine returns the job flown on the engine named engine ("" =
@@ -167,18 +287,18 @@ func NewJob(cs *scenario.CaseStudy, opt run.Options, runIndex int, keepTrace boo
 	}
 	j := Job{
 		Scenario: Scenario{
-			Name:      cs.Name,
-			Mission:   Mission{Name: cs.Mission.Name, Home: [3]float64{cs.Mission.Home.LatDeg, cs.Mission.Home.LonDeg, cs.Mission.Home.AltM}},
-			Obstacles: make([]Box, len(cs.Obstacles)),
+			Name: cs.Name,
+			Mission: scenario.Mission{Name: cs.Mission.Name, Home: cs.Mission.Home,
+				Items: slices.Clone(cs.Mission.Items)},
+			Obstacles: slices.Clone(cs.Obstacles),
 		},
 		Vehicle: Vehicle{
-			Engine:    EngineEmbedded,
-			Autopilot: opt.Autopilot,
-			TimeoutS:  opt.TimeoutS,
-			Wind:      Wind{SteadyMS: [3]float64{opt.Wind.Steady.X, opt.Wind.Steady.Y, opt.Wind.Steady.Z}, GustSigmaMS: opt.Wind.GustSigmaMS, GustTauS: opt.Wind.GustTauS},
-			Range:     opt.Range,
-			PreArmS:   opt.PreArmS,
-
+			Engine:             EngineEmbedded,
+			Autopilot:          opt.Autopilot,
+			TimeoutS:           opt.TimeoutS,
+			Wind:               opt.Wind,
+			Range:              opt.Range,
+			PreArmS:            opt.PreArmS,
 			AerialistUnspawned: opt.AerialistUnspawned,
 		},
 		Seed:      opt.Seed,
@@ -195,21 +315,16 @@ func NewJob(cs *scenario.CaseStudy, opt run.Options, runIndex int, keepTrace boo
 		a := *opt.Avoid
 		j.Vehicle.Avoid = &a
 	}
-	for _, it := range cs.Mission.Items {
-		j.Scenario.Mission.Items = append(j.Scenario.Mission.Items, Item{Kind: it.Kind.String(), Pos: [3]float64{it.Pos.X, it.Pos.Y, it.Pos.Z}, AcceptRadiusM: it.AcceptRadiusM})
-	}
 	if len(cs.Params) > 0 {
-		j.Scenario.Params = make(map[string]float64, len(cs.Params))
-		for k, v := range cs.Params {
-			j.Scenario.Params[k] = v
+		j.Scenario.Params = maps.Clone(cs.Params)
+		for k := range cs.Params {
 			if cs.IntParams[k] {
-				j.Scenario.IntParams = append(j.Scenario.IntParams, k)
+				if j.Scenario.IntParams == nil {
+					j.Scenario.IntParams = map[string]bool{}
+				}
+				j.Scenario.IntParams[k] = true
 			}
 		}
-		slices.Sort(j.Scenario.IntParams)
-	}
-	for i, b := range cs.Obstacles {
-		j.Scenario.Obstacles[i] = Box{b.L, b.W, b.H, b.X, b.Y, b.Z, b.R}
 	}
 	if err := j.validate(); err != nil {
 		return Job{}, err
@@ -304,38 +419,24 @@ func (j Job) validate() error {
 	if !goodText(s.Name, 256) || !goodText(s.Mission.Name, 256) {
 		return bad("scenario name %q or mission name %q: want one line of UTF-8 of at most 256 bytes", s.Name, s.Mission.Name)
 	}
-	if !finite(s.Mission.Home[:]...) {
-		return bad("mission home %v is not finite", s.Mission.Home)
+	if err := s.Mission.Validate(); err != nil {
+		return bad("mission %s: %v", s.Mission.Name, err)
 	}
-	if len(s.Mission.Items) == 0 || len(s.Mission.Items) > 10000 {
-		return bad("mission has %d items; want 1 to 10000", len(s.Mission.Items))
-	}
-	for i, it := range s.Mission.Items {
-		if _, ok := itemKinds[it.Kind]; !ok {
-			return bad("mission item %d: kind %q; want takeoff, waypoint or land", i+1, it.Kind)
-		}
-		if !finite(it.Pos[:]...) || !finite(it.AcceptRadiusM) || it.AcceptRadiusM < 0 {
-			return bad("mission item %d: position %v or accept radius %v is not a finite number", i+1, it.Pos, it.AcceptRadiusM)
-		}
-	}
-	if len(s.Params) > 1000 {
-		return bad("%d parameters; want at most 1000", len(s.Params))
+	if len(s.Params) > scenario.MaxParams {
+		return bad("%d parameters; want at most %d (scenario.MaxParams)", len(s.Params), scenario.MaxParams)
 	}
 	for k, p := range s.Params {
 		if !goodText(k, 64) || k == "" || !finite(p) {
 			return bad("parameter %q = %v: want a short name and a finite value", k, p)
 		}
 	}
-	for i, k := range s.IntParams {
+	for k := range s.IntParams {
 		if _, ok := s.Params[k]; !ok {
 			return bad("int_params names %q, which is not a parameter", k)
 		}
-		if i > 0 && s.IntParams[i-1] >= k {
-			return bad("int_params are not sorted and unique")
-		}
 	}
-	if len(s.Obstacles) > 1000 {
-		return bad("%d obstacles; want at most 1000", len(s.Obstacles))
+	if len(s.Obstacles) > scenario.MaxBoxes {
+		return bad("%d obstacles; want at most %d (scenario.MaxBoxes)", len(s.Obstacles), scenario.MaxBoxes)
 	}
 	for i, b := range s.Obstacles {
 		if !finite(b.L, b.W, b.H, b.X, b.Y, b.Z, b.R) {
@@ -351,8 +452,7 @@ func (j Job) validate() error {
 	if !(v.TimeoutS > 0) || v.TimeoutS > 1e6 {
 		return bad("timeout %v s; want (0, 1e6]", v.TimeoutS)
 	}
-	w := v.Wind
-	if err := (sim.WindConfig{Steady: geom.Vec3{X: w.SteadyMS[0], Y: w.SteadyMS[1], Z: w.SteadyMS[2]}, GustSigmaMS: w.GustSigmaMS, GustTauS: w.GustTauS}).Validate(); err != nil {
+	if err := v.Wind.Validate(); err != nil {
 		return bad("%v", err)
 	}
 	r := v.Range
@@ -382,28 +482,23 @@ func (j Job) CaseStudy() *scenario.CaseStudy {
 	cs := &scenario.CaseStudy{
 		Name:   s.Name,
 		Source: "campaign job " + string(j.ID),
-		Mission: scenario.Mission{Name: s.Mission.Name,
-			Home: scenario.LatLonAlt{LatDeg: s.Mission.Home[0], LonDeg: s.Mission.Home[1], AltM: s.Mission.Home[2]}},
+		Mission: scenario.Mission{Name: s.Mission.Name, Home: s.Mission.Home,
+			Items: slices.Clone(s.Mission.Items)},
 		Speed:     1,
 		Headless:  true,
-		Obstacles: make([]world.Box, len(s.Obstacles)),
+		Obstacles: slices.Clone(s.Obstacles),
 	}
-	for _, it := range s.Mission.Items {
-		cs.Mission.Items = append(cs.Mission.Items, scenario.Item{Kind: itemKinds[it.Kind],
-			Pos: geom.Vec3{X: it.Pos[0], Y: it.Pos[1], Z: it.Pos[2]}, AcceptRadiusM: it.AcceptRadiusM})
+	if cs.Obstacles == nil {
+		cs.Obstacles = []world.Box{}
 	}
 	if s.Params != nil {
-		cs.Params = make(map[string]float64, len(s.Params))
+		cs.Params = maps.Clone(s.Params)
 		cs.IntParams = make(map[string]bool, len(s.IntParams))
-		for k, v := range s.Params {
-			cs.Params[k] = v
+		for k, isInt := range s.IntParams {
+			if isInt {
+				cs.IntParams[k] = true
+			}
 		}
-		for _, k := range s.IntParams {
-			cs.IntParams[k] = true
-		}
-	}
-	for i, b := range s.Obstacles {
-		cs.Obstacles[i] = world.Box{L: b.L, W: b.W, H: b.H, X: b.X, Y: b.Y, Z: b.Z, R: b.R}
 	}
 	return cs
 }
@@ -412,11 +507,10 @@ func (j Job) CaseStudy() *scenario.CaseStudy {
 func (j Job) Options() run.Options {
 	v := j.Vehicle
 	o := run.Options{
-		Autopilot: v.Autopilot,
-		Seed:      j.Seed,
-		TimeoutS:  v.TimeoutS,
-		Wind: sim.WindConfig{Steady: geom.Vec3{X: v.Wind.SteadyMS[0], Y: v.Wind.SteadyMS[1], Z: v.Wind.SteadyMS[2]},
-			GustSigmaMS: v.Wind.GustSigmaMS, GustTauS: v.Wind.GustTauS},
+		Autopilot:          v.Autopilot,
+		Seed:               j.Seed,
+		TimeoutS:           v.TimeoutS,
+		Wind:               v.Wind,
 		Range:              v.Range,
 		PreArmS:            v.PreArmS,
 		AerialistUnspawned: v.AerialistUnspawned,
@@ -429,4 +523,4 @@ func (j Job) Options() run.Options {
 }
 
 // Obstacles returns the scenario's obstacles.
-func (j Job) Obstacles() []world.Box { return j.CaseStudy().Obstacles }
+func (j Job) Obstacles() []world.Box { return slices.Clone(j.Scenario.Obstacles) }

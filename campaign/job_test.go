@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"os"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/avoid"
 	"github.com/shakedown-robotics/shakedown/campaign"
 	"github.com/shakedown-robotics/shakedown/campaign/campaigntest"
+	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/sim"
@@ -150,7 +153,7 @@ func TestDecodeJob(t *testing.T) {
 		{"unknown key", mutate(func(m map[string]any) { m["colour"] = "red" }), "colour"},
 		{"bad engine", mutate(func(m map[string]any) { m["vehicle"].(map[string]any)["engine"] = "px4-sitl" }), "px4-sitl"},
 		{"bad autopilot", mutate(func(m map[string]any) { m["vehicle"].(map[string]any)["autopilot"] = "magic" }), "magic"},
-		{"no items", mutate(func(m map[string]any) { m["scenario"].(map[string]any)["mission"].(map[string]any)["items"] = []any{} }), "items"},
+		{"no items", mutate(func(m map[string]any) { m["scenario"].(map[string]any)["mission"].(map[string]any)["items"] = []any{} }), "item"},
 		{"bad kind", mutate(func(m map[string]any) {
 			m["scenario"].(map[string]any)["mission"].(map[string]any)["items"].([]any)[0].(map[string]any)["kind"] = "loop"
 		}), "loop"},
@@ -292,4 +295,108 @@ func FuzzDecodeResult(f *testing.F) {
 			t.Fatal("encoding is not stable")
 		}
 	})
+}
+
+// A job's wire form and id are pinned: stored results and queued jobs are
+// keyed by the id, so a change of the job's Go types must not change them
+// (testdata/job.json, rewritten with -update-job only on purpose).
+func TestJobWireGolden(t *testing.T) {
+	cs := mission(t, "mission2")
+	cs.Obstacles = []world.Box{{L: 10, W: 5, H: 20, X: 10, Y: 20, R: 30}, {L: 3, W: 4, H: 12.5, X: -7, Y: 31, Z: 0.5, R: -15}}
+	cs.Params = map[string]float64{"MPC_XY_VEL_MAX": 12, "MPC_YAW_MODE": 0}
+	cs.IntParams = map[string]bool{"MPC_YAW_MODE": true}
+	cs.Mission.Items[1].AcceptRadiusM = 1.5
+	tuned := avoid.DefaultConfig()
+	tuned.CruiseMS = 2
+	opt := run.Options{Seed: 11, Wind: sim.WindConfig{Steady: geom.Vec3{X: 1, Y: -0.5}, GustSigmaMS: 0.3, GustTauS: 2}, TimeoutS: 300, PreArmS: 19, Avoid: &tuned}
+	j, err := campaign.NewJob(cs, opt, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := j.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const path = "testdata/job.json"
+	if *updateJob {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(append(got, '\n'), want) {
+		t.Errorf("the job's wire form changed:\n got %s\nwant %s", got, want)
+	}
+	back, err := campaign.DecodeJob(bytes.TrimSpace(want))
+	if err != nil || back.ID != j.ID {
+		t.Errorf("decoding the pinned form: %v, id %s; want %s", err, back.ID, j.ID)
+	}
+}
+
+var updateJob = flag.Bool("update-job", false, "rewrite testdata/job.json (changes every job id)")
+
+// A job holds the limits every command shares (scenario.MaxItems,
+// MaxBoxes, MaxParams): a plan that another command refuses is not flown
+// through a campaign.
+func TestJobLimits(t *testing.T) {
+	cs := mission(t, "mission2")
+	land := cs.Mission.Items[len(cs.Mission.Items)-1]
+	items := []scenario.Item{cs.Mission.Items[0]}
+	for len(items) < scenario.MaxItems {
+		items = append(items, scenario.Item{Kind: scenario.Waypoint, Pos: geom.Vec3{X: float64(len(items)), Z: -10}})
+	}
+	cs.Mission.Items = append(items, land) // one more than MaxItems
+	if _, err := campaign.NewJob(cs, run.Options{}, 0, false); !errors.Is(err, campaign.ErrBadJob) || !strings.Contains(err.Error(), "items") {
+		t.Errorf("%d items: got %v; want ErrBadJob", len(cs.Mission.Items), err)
+	}
+	cs = mission(t, "mission2")
+	cs.Obstacles = make([]world.Box, scenario.MaxBoxes+1)
+	for i := range cs.Obstacles {
+		cs.Obstacles[i] = world.Box{L: 2, W: 2, H: 2, X: float64(i)}
+	}
+	if _, err := campaign.NewJob(cs, run.Options{}, 0, false); !errors.Is(err, campaign.ErrBadJob) || !strings.Contains(err.Error(), "obstacles") {
+		t.Errorf("%d obstacles: got %v; want ErrBadJob", len(cs.Obstacles), err)
+	}
+}
+
+// A flight is resampled once, by the judge: the result's trajectory is the
+// judge's Resampled, and the closest approach the judge found is kept for
+// a local result (computed again only for one that crossed the wire).
+func TestResampleOnce(t *testing.T) {
+	j := testJobs(t, 1, 30)[0]
+	direct, _, err := run.FlySim(context.Background(), j.CaseStudy(), j.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := trace.Resample(direct.Trace, run.ResamplePeriodS); len(direct.Resampled) == 0 || !cmp.Equal(direct.Resampled, want) {
+		t.Fatalf("the judge's Resampled (%d samples) is not the trace in %g-s bins (%d)", len(direct.Resampled), run.ResamplePeriodS, len(want))
+	}
+	if direct.Closest == nil {
+		t.Fatal("the test job has no closest approach to check")
+	}
+	res, err := campaign.Execute(context.Background(), j)
+	if err != nil || !res.OK() {
+		t.Fatalf("execute: %v %s", err, res.Error)
+	}
+	if !cmp.Equal([]trace.Sample(res.Trajectory), direct.Resampled) {
+		t.Error("the campaign result's trajectory is not the judge's")
+	}
+	if res.Run.Resampled != nil || res.Run.Trace != nil {
+		t.Error("the result's run keeps a trajectory of its own besides Trajectory")
+	}
+	local := res.RunResult(j)
+	if local.Closest == nil || *local.Closest != *direct.Closest {
+		t.Errorf("closest approach %v; want the judge's %v", local.Closest, direct.Closest)
+	}
+	b := encode(t, res)
+	wire, err := campaign.DecodeResult(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wire.RunResult(j); got.Closest == nil || *got.Closest != *direct.Closest {
+		t.Errorf("after the wire: closest approach %v; want the judge's %v", got.Closest, direct.Closest)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -52,6 +53,16 @@ type NATSConfig struct {
 	ResultsMaxAge time.Duration
 	// Replicas is the streams' replication factor on a cluster; 0 = 1.
 	Replicas int
+	// Key, when set, is the campaign's shared secret (see Key): the
+	// coordinator signs its jobs and accepts only results signed with it,
+	// and a worker runs only jobs signed with it. The coordinator and its
+	// workers must hold the same key. Unset, anyone who can publish on
+	// the server can plant results.
+	Key Key
+	// CheckEvery is how often a waiting coordinator checks that the
+	// server still holds the campaign's streams (a server restarted with
+	// an empty JetStream store has lost them); 0 = 5 s.
+	CheckEvery time.Duration
 }
 
 func (c NATSConfig) withDefaults() (NATSConfig, error) {
@@ -81,8 +92,12 @@ func (c NATSConfig) withDefaults() (NATSConfig, error) {
 	if c.Replicas == 0 {
 		c.Replicas = 1
 	}
-	if c.AckWait < 30*time.Millisecond || c.MaxDeliver < 1 || c.FetchWait < 10*time.Millisecond || c.Replicas < 1 || c.ResultsMaxAge < 0 {
-		return c, fmt.Errorf("campaign: NATS config %+v out of range", c)
+	if c.CheckEvery == 0 {
+		c.CheckEvery = 5 * time.Second
+	}
+	if c.AckWait < 30*time.Millisecond || c.MaxDeliver < 1 || c.FetchWait < 10*time.Millisecond || c.Replicas < 1 || c.ResultsMaxAge < 0 || c.CheckEvery < 10*time.Millisecond {
+		return c, fmt.Errorf("campaign: NATS config out of range: ack wait %v (≥ 30 ms), max deliver %d (≥ 1), fetch wait %v (≥ 10 ms), replicas %d (≥ 1), results max age %v (≥ 0), check every %v (≥ 10 ms)",
+			c.AckWait, c.MaxDeliver, c.FetchWait, c.Replicas, c.ResultsMaxAge, c.CheckEvery)
 	}
 	for _, b := range c.BackOff {
 		if b < 0 {
@@ -120,12 +135,22 @@ const (
 )
 
 // Dial connects to the NATS server at url (several URLs separated by
-// commas) and checks that JetStream is enabled there. A server that cannot
-// be reached is an error wrapping ErrUnreachable. Once connected, the
-// connection reconnects for as long as it takes.
-func Dial(ctx context.Context, url, name string) (*nats.Conn, error) {
-	nc, err := nats.Connect(url, nats.Name(name), nats.Timeout(5*time.Second),
-		nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+// commas) and checks that JetStream is enabled there. A user and password
+// (nats://user:password@host:4222) or a token (nats://token@host) in the
+// URL authenticate the connection; opts add others (nats.RootCAs for a
+// server whose TLS certificate a private authority signed,
+// nats.UserCredentials, nats.ClientCert). A server that cannot be reached
+// is an error wrapping ErrUnreachable. Errors name the URL without its
+// password (RedactURL). Once connected, the connection reconnects for as
+// long as it takes.
+func Dial(ctx context.Context, url, name string, opts ...nats.Option) (*nats.Conn, error) {
+	all := append([]nats.Option{nats.Name(name), nats.Timeout(5 * time.Second),
+		nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}, opts...)
+	nc, err := nats.Connect(url, all...)
+	url = RedactURL(url)
+	if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) {
+		return nil, fmt.Errorf("campaign: NATS server at %s refused the credentials: %w", url, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, url, err)
 	}
@@ -213,9 +238,25 @@ type NATS struct {
 	Conn   *nats.Conn // from Dial
 	Config NATSConfig
 	// Log, if not nil, receives notes for people: no worker is pulling yet,
-	// a job was given up.
+	// a job was given up, a result was rejected.
 	Log io.Writer
+
+	rejected atomic.Int64
 }
+
+// ErrStreamsLost marks a NATS server that no longer holds a campaign's
+// streams, or holds new empty ones: it was restarted with an empty (or
+// another) JetStream store, or someone deleted them. The jobs it held are
+// gone; running the campaign again (campaign resume) publishes them anew.
+var ErrStreamsLost = errors.New("campaign: the NATS server lost the campaign's JetStream streams")
+
+// Rejected is the number of result messages the coordinator has refused
+// since n was made: unsigned or wrongly signed where Config.Key is set.
+func (n *NATS) Rejected() int { return int(n.rejected.Load()) }
+
+// maxRejectNotes bounds the rejections logged one by one; the rest are
+// counted.
+const maxRejectNotes = 10
 
 var _ Executor = (*NATS)(nil)
 
@@ -308,9 +349,18 @@ func (n *NATS) Execute(ctx context.Context, c ID, jobs []Job, put func(Delivery)
 	}
 	defer sub.Unsubscribe()
 
+	rejectedBefore := n.rejected.Load()
 	take := func(m jetstream.Msg) error {
 		if id := ID(m.Headers().Get(hdrJob)); id != "" && !pending[id] {
 			return nil // a result already taken: skip it undecoded
+		}
+		if err := cfg.Key.verify(m.Subject(), m.Headers(), m.Data()); err != nil {
+			if k := n.rejected.Add(1); k <= maxRejectNotes {
+				n.logf("campaign: rejected a result on %s claiming job %.32q from worker %.64q: %v\n", m.Subject(), m.Headers().Get(hdrJob), m.Headers().Get(hdrWorker), err)
+			} else if k == maxRejectNotes+1 {
+				n.logf("campaign: rejecting more unsigned or forged results; counting them without a note each\n")
+			}
+			return nil
 		}
 		d, err := delivery(m)
 		if err != nil {
@@ -365,7 +415,11 @@ func (n *NATS) Execute(ctx context.Context, c ID, jobs []Job, put func(Delivery)
 		if err != nil {
 			return err
 		}
-		f, err := js.PublishAsync(cfg.jobsSubject(c), b)
+		m := nats.NewMsg(cfg.jobsSubject(c))
+		m.Data = b
+		m.Header.Set(hdrJob, string(j.ID))
+		cfg.Key.sign(m)
+		f, err := js.PublishMsgAsync(m)
 		if err != nil {
 			return fmt.Errorf("campaign: publishing job %s: %w", j.ID, err)
 		}
@@ -390,10 +444,21 @@ func (n *NATS) Execute(ctx context.Context, c ID, jobs []Job, put func(Delivery)
 		}
 	}
 
+	check := time.NewTicker(cfg.CheckEvery)
+	defer check.Stop()
+	defer func() {
+		if k := n.rejected.Load() - rejectedBefore; k > 0 {
+			n.logf("campaign: %s: rejected %d results not signed with the campaign key\n", c.Short(), k)
+		}
+	}()
 	for len(pending) > 0 {
 		select {
 		case m := <-msgs:
 			if err := take(m); err != nil {
+				return err
+			}
+		case <-check.C:
+			if err := streamsHeld(ctx, js, cfg, jobsStream, resultsStream); err != nil {
 				return err
 			}
 		case a := <-adv:
@@ -423,6 +488,9 @@ func (n *NATS) giveUp(ctx context.Context, c ID, cfg NATSConfig, js jetstream.Je
 	}
 	if m.Subject != cfg.jobsSubject(c) {
 		return nil // another coordinator's job
+	}
+	if cfg.Key.verify(m.Subject, m.Header, m.Data) != nil {
+		return jobs.DeleteMsg(ctx, a.StreamSeq) // not ours: planted
 	}
 	j, err := DecodeJob(m.Data)
 	if err != nil || !pending[j.ID] {
@@ -470,6 +538,7 @@ func publishResult(ctx context.Context, js jetstream.JetStream, cfg NATSConfig, 
 	m.Header.Set(hdrWorker, worker)
 	m.Header.Set(hdrAttempt, strconv.Itoa(attempt))
 	m.Header.Set(hdrElapsed, strconv.FormatInt(int64(elapsed), 10))
+	cfg.Key.sign(m)
 	_, err = js.PublishMsg(ctx, m)
 	if err != nil {
 		return fmt.Errorf("campaign: publishing the result of job %s: %w", r.Job, err)
@@ -490,6 +559,31 @@ func delivery(m jetstream.Msg) (Delivery, error) {
 		d.Elapsed = time.Duration(ns)
 	}
 	return d, nil
+}
+
+// streamsHeld checks that the server still holds the streams jobs and
+// results were when the coordinator started: the same streams (created at
+// the same time), not missing nor made anew by a worker after the server
+// lost them. A server that does not answer (disconnected, reconnecting)
+// passes: only an answer that the streams are gone or new fails.
+func streamsHeld(ctx context.Context, js jetstream.JetStream, cfg NATSConfig, jobs, results jetstream.Stream) error {
+	for _, s := range []jetstream.Stream{jobs, results} {
+		was := s.CachedInfo()
+		ictx, cancel := context.WithTimeout(ctx, cfg.CheckEvery)
+		now, err := js.Stream(ictx, was.Config.Name)
+		cancel()
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("%w: stream %s is missing (was the server restarted with an empty JetStream store?); its queued jobs are gone: run the campaign again (shakedown campaign resume) to publish them anew", ErrStreamsLost, was.Config.Name)
+		}
+		if err != nil {
+			continue
+		}
+		if got := now.CachedInfo().Created; !got.Equal(was.Created) {
+			return fmt.Errorf("%w: stream %s was made anew at %s (it was created at %s; was the server restarted with an empty JetStream store?); its queued jobs are gone: run the campaign again (shakedown campaign resume) to publish them anew",
+				ErrStreamsLost, was.Config.Name, got.UTC().Format(time.RFC3339), was.Created.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
 }
 
 // Setup creates (or updates) the streams and the workers' consumer on the

@@ -21,7 +21,8 @@ import (
 type Result struct {
 	Job ID `json:"job"`
 	// Run is the verdict on the flight: minimum distances, points, flight
-	// time, verdict. Its Trace and Closest are not kept (see RunResult).
+	// time, verdict. Its Trace and Resampled are not kept (Trajectory and
+	// Trace are), nor is its Closest encoded (see RunResult).
 	Run *run.Result `json:"run,omitempty"`
 	// Error says why the job could not be flown.
 	Error string `json:"error,omitempty"`
@@ -79,9 +80,11 @@ func DecodeResult(data []byte) (Result, error) {
 }
 
 // RunResult returns the result as run.Fly would have: a copy of Run with
-// Trace set to the full-rate trace when there is one (nil otherwise), and
-// Closest recomputed from the resampled trajectory as run does. It is nil
-// when the job failed.
+// Trace set to the full-rate trace when there is one (nil otherwise),
+// Resampled to the trajectory, and Closest as the judge found it; a result
+// that came over the wire (from a NATS worker, from the store) has no
+// Closest, which is then computed from the trajectory as the judge does.
+// It is nil when the job failed.
 func (r Result) RunResult(j Job) *run.Result {
 	if r.Run == nil {
 		return nil
@@ -91,10 +94,10 @@ func (r Result) RunResult(j Job) *run.Result {
 	if r.Trace != nil {
 		out.Trace = append([]trace.Sample(nil), r.Trace...)
 	}
+	out.Resampled = r.Trajectory // shared: neither is written to
 	obs := j.Scenario.Obstacles
-	if k := out.MinObstacle; k >= 1 && k <= len(obs) && len(r.Trajectory) > 0 {
-		b := obs[k-1]
-		a := world.ClosestApproach(world.Box{L: b.L, W: b.W, H: b.H, X: b.X, Y: b.Y, Z: b.Z, R: b.R}, trace.Positions(r.Trajectory))
+	if k := out.MinObstacle; out.Closest == nil && k >= 1 && k <= len(obs) && len(r.Trajectory) > 0 {
+		a := world.ClosestApproach(obs[k-1], trace.Positions(r.Trajectory))
 		out.Closest = &a
 	}
 	return &out
@@ -193,11 +196,13 @@ func (e Engines) Execute(ctx context.Context, j Job) (res Result, err error) {
 		res.Error = err.Error()
 		return res, nil
 	}
-	res.Trajectory = trace.Resample(r.Trace, run.ResamplePeriodS)
+	res.Trajectory = r.Resampled // the judge's: resampled once per flight
 	if j.KeepTrace {
 		res.Trace = r.Trace
 	}
-	r.Trace, r.Closest = nil, nil
+	// Run holds the verdict only; its closest approach stays (it does not
+	// travel: see RunResult).
+	r.Trace, r.Resampled = nil, nil
 	res.Run = r
 	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -44,6 +45,46 @@ type Worker struct {
 	// tests stop a worker there, where a result exists but its job is
 	// still owed, to show the result is counted once.
 	BeforeAck func(Job)
+	// Log, if not nil, receives notes for people: a job refused for its
+	// signature, streams made anew after the server lost them.
+	Log io.Writer
+
+	mu   sync.Mutex
+	cons jetstream.Consumer
+}
+
+func (w *Worker) logf(format string, args ...any) {
+	if w.Log != nil {
+		fmt.Fprintf(w.Log, format, args...)
+	}
+}
+
+// consumer returns the workers' consumer.
+func (w *Worker) consumer() jetstream.Consumer {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cons
+}
+
+// remake makes the streams and the consumer anew when the server says
+// they are missing (it was restarted with an empty JetStream store): the
+// campaign's coordinator notices the new streams (ErrStreamsLost) and
+// publishes its jobs again when it is run again.
+func (w *Worker) remake(ctx context.Context, cfg NATSConfig, js jetstream.JetStream, was jetstream.Consumer) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cons != was {
+		return // another slot did it
+	}
+	if _, _, err := ensure(ctx, js, cfg); err != nil {
+		return
+	}
+	c, err := js.Consumer(ctx, cfg.jobsStream(), workersConsumer)
+	if err != nil {
+		return
+	}
+	w.cons = c
+	w.logf("campaign: the NATS server had lost the job queue (%s); made it anew: the coordinators must run their campaigns again (shakedown campaign resume)\n", cfg.jobsStream())
 }
 
 // Serve runs jobs until ctx ends, then drains: it stops pulling, lets the
@@ -66,6 +107,9 @@ func (w *Worker) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("campaign: consumer %s: %w", workersConsumer, err)
 	}
+	w.mu.Lock()
+	w.cons = cons
+	w.mu.Unlock()
 	n := w.Concurrency
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -79,7 +123,7 @@ func (w *Worker) Serve(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.slot(ctx, jobCtx, cfg, js, cons); err != nil {
+			if err := w.slot(ctx, jobCtx, cfg, js); err != nil {
 				errs <- err
 			}
 		}()
@@ -114,11 +158,12 @@ func (w *Worker) Serve(ctx context.Context) error {
 }
 
 // slot pulls and runs one job at a time until ctx ends.
-func (w *Worker) slot(ctx, jobCtx context.Context, cfg NATSConfig, js jetstream.JetStream, cons jetstream.Consumer) error {
+func (w *Worker) slot(ctx, jobCtx context.Context, cfg NATSConfig, js jetstream.JetStream) error {
 	for ctx.Err() == nil {
 		if w.Conn.IsClosed() {
 			return ErrClosed
 		}
+		cons := w.consumer()
 		msg, err := cons.Next(jetstream.FetchMaxWait(cfg.FetchWait))
 		if err != nil {
 			if errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoMessages) {
@@ -126,6 +171,9 @@ func (w *Worker) slot(ctx, jobCtx context.Context, cfg NATSConfig, js jetstream.
 			}
 			if w.Conn.IsClosed() {
 				return ErrClosed
+			}
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrStreamNotFound) {
+				w.remake(ctx, cfg, js, cons)
 			}
 			// Disconnected or the consumer is being recreated: wait a
 			// little before pulling again.
@@ -156,6 +204,21 @@ func (w *Worker) handle(ctx context.Context, cfg NATSConfig, js jetstream.JetStr
 	name := w.Name
 	if name == "" {
 		name = "worker"
+	}
+	if err := cfg.Key.verify(msg.Subject(), msg.Headers(), msg.Data()); err != nil {
+		// Planted by someone without the key, or published by a
+		// coordinator that was not given it: not run, never redelivered.
+		w.logf("campaign: refusing a job on %s: %v (the coordinator and this worker must share the campaign key)\n", msg.Subject(), err)
+		_ = msg.TermWithReason(err.Error())
+		return
+	}
+	if !cfg.Key.Set() && msg.Headers().Get(hdrSignature) != "" {
+		// A signed campaign: a worker without its key would answer with
+		// results the coordinator rejects. Leave the job to workers that
+		// have the key.
+		w.logf("campaign: job on %s is signed with a campaign key this worker was not given (--nats-key); leaving it to others\n", msg.Subject())
+		_ = msg.NakWithDelay(cfg.backOff(attempt))
+		return
 	}
 	j, err := DecodeJob(msg.Data())
 	if err != nil || !c.Valid() {

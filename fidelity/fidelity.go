@@ -239,7 +239,7 @@ func summarize(ref Reference, rs []*run.Result, pathsDir string) (TestResult, er
 		}
 		if len(px4Path) > 1 {
 			// At Aerialist's 0.5-s resampling, enough for a path error.
-			pathErr += lateral(trace.Positions(trace.Resample(r.Trace, run.ResamplePeriodS)), px4Path)
+			pathErr += lateral(trace.Positions(r.Resampled), px4Path)
 		}
 	}
 	n := float64(len(rs))

@@ -4,9 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/bluenviron/gomavlib/v3"
 	"github.com/bluenviron/gomavlib/v3/pkg/dialect"
 	"github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 	"github.com/bluenviron/gomavlib/v3/pkg/frame"
@@ -86,3 +91,79 @@ func FuzzDecode(f *testing.F) {
 }
 
 var originForTest = scenario.SITLHome
+
+// FuzzParseURL: any string is either refused with ErrBadURL, quoting it, or
+// read into an endpoint with a usable address (a port in 1–65535, a host
+// only where the side needs one, a device and a positive baud rate) that
+// the explicit form of the same endpoint (udpin://, udpout://, tcpin://,
+// tcpout://, serial://) reads back to; a URL's side follows dir only for
+// udp:// and tcp:// with a host.
+func FuzzParseURL(f *testing.F) {
+	for _, tc := range parseURLCases {
+		f.Add(tc.url, tc.dir == Incoming)
+	}
+	f.Add("udp://[::1]:14540", false)
+	f.Add("serial:ttyS0?baud=115200", false)
+	f.Add("UDP://h:1", true)
+	f.Fuzz(func(t *testing.T, s string, in bool) {
+		dir := Outgoing
+		if in {
+			dir = Incoming
+		}
+		conf, err := ParseURL(s, dir)
+		if err != nil {
+			if conf != nil || !errors.Is(err, ErrBadURL) || !strings.Contains(err.Error(), strconv.Quote(s)) {
+				t.Fatalf("ParseURL(%q) = %#v, %v; want nil and ErrBadURL quoting the URL", s, conf, err)
+			}
+			return
+		}
+		scheme := strings.ToLower(s[:max(0, strings.Index(s, ":"))])
+		var explicit string
+		switch c := conf.(type) {
+		case gomavlib.EndpointSerial:
+			if c.Device == "" || c.Baud <= 0 {
+				t.Fatalf("ParseURL(%q) = %#v: no device or baud", s, c)
+			}
+			if !strings.HasPrefix(c.Device, "/") {
+				return // an opaque device name has no path form to read back
+			}
+			explicit = (&url.URL{Scheme: "serial", Path: c.Device, RawQuery: "baud=" + strconv.Itoa(c.Baud)}).String()
+		case gomavlib.EndpointUDPServer:
+			explicit = "udpin://" + checkAddr(t, s, c.Address, false)
+		case gomavlib.EndpointUDPClient:
+			explicit = "udpout://" + checkAddr(t, s, c.Address, true)
+			if dir == Incoming && scheme == "udp" {
+				t.Fatalf("ParseURL(%q, Incoming) dials (%#v)", s, c)
+			}
+		case gomavlib.EndpointTCPServer:
+			explicit = "tcpin://" + checkAddr(t, s, c.Address, false)
+		case gomavlib.EndpointTCPClient:
+			explicit = "tcpout://" + checkAddr(t, s, c.Address, true)
+			if dir == Incoming && scheme == "tcp" {
+				t.Fatalf("ParseURL(%q, Incoming) dials (%#v)", s, c)
+			}
+		default:
+			t.Fatalf("ParseURL(%q) = %#v: an endpoint of an unexpected kind", s, conf)
+		}
+		back, err := ParseURL(explicit, Outgoing)
+		if err != nil || back != conf {
+			t.Fatalf("ParseURL(%q) = %#v, but its explicit form %q reads %#v, %v", s, conf, explicit, back, err)
+		}
+	})
+}
+
+// checkAddr checks an endpoint's address and returns it.
+func checkAddr(t *testing.T, s, addr string, needHost bool) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("ParseURL(%q): address %q: %v", s, addr, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		t.Fatalf("ParseURL(%q): port %q out of 1–65535", s, port)
+	}
+	if needHost && host == "" {
+		t.Fatalf("ParseURL(%q): a client without a host (%q)", s, addr)
+	}
+	return addr
+}

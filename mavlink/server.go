@@ -42,6 +42,15 @@ type ServerConfig struct {
 	// losing its offboard setpoints before it lands (PX4's COM_FAIL_ACT_T);
 	// 0 = 5 s.
 	FailsafeDelayS float64
+	// MaxPeers bounds the peers of server endpoints (a UDP or TCP server:
+	// each remote address is a link) that receive the telemetry streams
+	// at once; 0 = 8. PX4 likewise runs a fixed number of MAVLink
+	// instances.
+	MaxPeers int
+	// PeerTimeout is how long a peer of a server endpoint keeps receiving
+	// the streams after the last valid MAVLink frame it sent (a ground
+	// station sends a HEARTBEAT every second); 0 = 10 s of wall time.
+	PeerTimeout time.Duration
 	// Logf receives one line per link event; nil = none.
 	Logf func(format string, args ...any)
 }
@@ -67,15 +76,27 @@ type Server struct {
 	node  *gomavlib.Node
 	core  *core
 	links map[*gomavlib.Channel]*link
+	full  bool // MaxPeers were streamed to when another peer spoke
 	reqs  chan func(*vehicle.Sim)
 	done  chan struct{}
 }
 
 // link is the state of one channel: the MAVLink version the peer speaks,
 // and the sequence number of our MAVLink-1 frames on it.
+//
+// A link the server opened itself (a UDP client to a ground station, a
+// serial port) gets the streams from the start, as PX4's does. A link a
+// remote opened on a server endpoint (peer) gets them only once it has
+// sent a valid MAVLink frame, while it keeps speaking (PeerTimeout), and
+// while fewer than MaxPeers others do: a source that sends garbage, or
+// spoofs many addresses, costs the server little, rather than a full
+// telemetry stream each.
 type link struct {
-	v2  bool
-	seq uint8
+	v2     bool
+	seq    uint8
+	peer   bool      // opened by a remote on a server endpoint
+	active bool      // a peer that receives the streams
+	heard  time.Time // a peer's last valid frame
 }
 
 // NewServer opens the links; nothing is sent before Run.
@@ -125,6 +146,15 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.MaxPeers == 0 {
+		cfg.MaxPeers = 8
+	}
+	if cfg.PeerTimeout == 0 {
+		cfg.PeerTimeout = 10 * time.Second
+	}
+	if cfg.MaxPeers < 0 || cfg.PeerTimeout < 0 {
+		return nil, fmt.Errorf("mavlink: max peers %d and peer timeout %v must be ≥ 0", cfg.MaxPeers, cfg.PeerTimeout)
+	}
 	node := &gomavlib.Node{Endpoints: cfg.Endpoints, Dialect: common.Dialect, OutVersion: gomavlib.V2,
 		OutSystemID: cfg.SystemID, OutComponentID: cfg.ComponentID, HeartbeatDisable: true}
 	if err := node.Initialize(); err != nil {
@@ -160,9 +190,15 @@ func (s *Server) Run(ctx context.Context) error {
 				if _, v2 := e.Frame.(*frame.V2Frame); v2 {
 					s.linkOf(e.Channel).v2 = true
 				}
+				s.heard(e.Channel)
 				c.handle(e.Channel, e.SystemID(), e.ComponentID(), e.Message())
 				s.flush()
 			case *gomavlib.EventChannelOpen:
+				if _, server := e.Channel.Endpoint().Conf().(gomavlib.EndpointCustomServer); server {
+					// A peer: greeted and streamed to once it speaks MAVLink.
+					s.linkOf(e.Channel).peer = true
+					break
+				}
 				if !refused[e.Channel.String()] {
 					s.cfg.Logf("link %s open", e.Channel)
 				}
@@ -217,15 +253,61 @@ func (s *Server) Do(ctx context.Context, f func(*vehicle.Sim)) bool {
 }
 
 func (s *Server) flush() {
+	now := s.cfg.Clock.Now()
 	for _, o := range s.core.take() {
 		if ch, ok := o.to.(*gomavlib.Channel); ok && ch != nil {
 			s.write(ch, o.msg)
 			continue
 		}
-		for ch := range s.links {
-			s.write(ch, o.msg)
+		for ch, l := range s.links {
+			if s.streaming(ch, l, now) {
+				s.write(ch, o.msg)
+			}
 		}
 	}
+}
+
+// heard notes a valid frame from ch: a peer that was not streamed to
+// starts receiving the streams if there is room, and is greeted.
+func (s *Server) heard(ch *gomavlib.Channel) {
+	l := s.linkOf(ch)
+	if !l.peer {
+		return
+	}
+	l.heard = s.cfg.Clock.Now()
+	if l.active {
+		return
+	}
+	n := 0
+	for _, o := range s.links {
+		if o.active {
+			n++
+		}
+	}
+	if n >= s.cfg.MaxPeers {
+		if !s.full {
+			s.full = true
+			s.cfg.Logf("link %s: %d peers are receiving telemetry already (the most); not streaming to more until one goes silent", ch, n)
+		}
+		return
+	}
+	l.active = true
+	s.cfg.Logf("link %s open", ch)
+	s.write(ch, s.core.heartbeatMsg())
+}
+
+// streaming reports whether link l of ch receives the streams at now; a
+// peer silent for longer than PeerTimeout stops receiving them.
+func (s *Server) streaming(ch *gomavlib.Channel, l *link, now time.Time) bool {
+	if !l.peer {
+		return true
+	}
+	if l.active && now.Sub(l.heard) > s.cfg.PeerTimeout {
+		l.active = false
+		s.full = false
+		s.cfg.Logf("link %s silent for %v: streaming to it stops until it speaks again", ch, s.cfg.PeerTimeout)
+	}
+	return l.active
 }
 
 func (s *Server) linkOf(ch *gomavlib.Channel) *link {

@@ -16,32 +16,35 @@ import (
 	"github.com/shakedown-robotics/shakedown/scenario"
 )
 
+// parseURLCases feed TestParseURL and FuzzParseURL's seeds.
+var parseURLCases = []struct {
+	name string
+	url  string
+	dir  Direction
+	want gomavlib.EndpointConf
+}{
+	{"udp dial", "udp://127.0.0.1:14540", Outgoing, gomavlib.EndpointUDPClient{Address: "127.0.0.1:14540"}},
+	{"udp listen", "udp://127.0.0.1:14540", Incoming, gomavlib.EndpointUDPServer{Address: "127.0.0.1:14540"}},
+	{"udp without host listens", "udp://:14540", Outgoing, gomavlib.EndpointUDPServer{Address: ":14540"}},
+	{"udpin", "udpin://0.0.0.0:14550", Outgoing, gomavlib.EndpointUDPServer{Address: "0.0.0.0:14550"}},
+	{"udpout", "udpout://10.0.0.2:14550", Incoming, gomavlib.EndpointUDPClient{Address: "10.0.0.2:14550"}},
+	{"tcp dial", "tcp://127.0.0.1:5760", Outgoing, gomavlib.EndpointTCPClient{Address: "127.0.0.1:5760"}},
+	{"tcpin", "tcpin://:5760", Outgoing, gomavlib.EndpointTCPServer{Address: ":5760"}},
+	{"serial", "serial:///dev/ttyACM0?baud=921600", Outgoing, gomavlib.EndpointSerial{Device: "/dev/ttyACM0", Baud: 921600}},
+	{"serial default baud", "serial:///dev/ttyUSB0", Outgoing, gomavlib.EndpointSerial{Device: "/dev/ttyUSB0", Baud: 57600}},
+	{"no port", "udp://127.0.0.1", Outgoing, nil},
+	{"port 0", "udp://127.0.0.1:0", Outgoing, nil},
+	{"port too big", "udp://127.0.0.1:65536", Outgoing, nil},
+	{"unknown scheme", "http://127.0.0.1:80", Outgoing, nil},
+	{"path", "udp://127.0.0.1:14540/x", Outgoing, nil},
+	{"udpout without host", "udpout://:14550", Outgoing, nil},
+	{"serial without device", "serial://", Outgoing, nil},
+	{"bad baud", "serial:///dev/ttyS0?baud=fast", Outgoing, nil},
+	{"empty", "", Outgoing, nil},
+}
+
 func TestParseURL(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		url  string
-		dir  Direction
-		want gomavlib.EndpointConf
-	}{
-		{"udp dial", "udp://127.0.0.1:14540", Outgoing, gomavlib.EndpointUDPClient{Address: "127.0.0.1:14540"}},
-		{"udp listen", "udp://127.0.0.1:14540", Incoming, gomavlib.EndpointUDPServer{Address: "127.0.0.1:14540"}},
-		{"udp without host listens", "udp://:14540", Outgoing, gomavlib.EndpointUDPServer{Address: ":14540"}},
-		{"udpin", "udpin://0.0.0.0:14550", Outgoing, gomavlib.EndpointUDPServer{Address: "0.0.0.0:14550"}},
-		{"udpout", "udpout://10.0.0.2:14550", Incoming, gomavlib.EndpointUDPClient{Address: "10.0.0.2:14550"}},
-		{"tcp dial", "tcp://127.0.0.1:5760", Outgoing, gomavlib.EndpointTCPClient{Address: "127.0.0.1:5760"}},
-		{"tcpin", "tcpin://:5760", Outgoing, gomavlib.EndpointTCPServer{Address: ":5760"}},
-		{"serial", "serial:///dev/ttyACM0?baud=921600", Outgoing, gomavlib.EndpointSerial{Device: "/dev/ttyACM0", Baud: 921600}},
-		{"serial default baud", "serial:///dev/ttyUSB0", Outgoing, gomavlib.EndpointSerial{Device: "/dev/ttyUSB0", Baud: 57600}},
-		{"no port", "udp://127.0.0.1", Outgoing, nil},
-		{"port 0", "udp://127.0.0.1:0", Outgoing, nil},
-		{"port too big", "udp://127.0.0.1:65536", Outgoing, nil},
-		{"unknown scheme", "http://127.0.0.1:80", Outgoing, nil},
-		{"path", "udp://127.0.0.1:14540/x", Outgoing, nil},
-		{"udpout without host", "udpout://:14550", Outgoing, nil},
-		{"serial without device", "serial://", Outgoing, nil},
-		{"bad baud", "serial:///dev/ttyS0?baud=fast", Outgoing, nil},
-		{"empty", "", Outgoing, nil},
-	} {
+	for _, tc := range parseURLCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseURL(tc.url, tc.dir)
 			if tc.want == nil {

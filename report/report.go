@@ -1,6 +1,7 @@
 // Package report turns a results directory (of bench, run, fly, eol,
 // generate or score --out) into one self-contained HTML page: a summary table, every plot
-// embedded (PNG as data URIs, SVG inline), pass and fail at a glance, and
+// embedded (PNG and SVG as data URIs, shown as images: an SVG's scripts
+// never run), pass and fail at a glance, and
 // links between each test and its plot. The page loads nothing from
 // anywhere, so CI can archive it.
 package report
@@ -52,8 +53,12 @@ const (
 type Plot struct {
 	ID   string // HTML anchor
 	Name string
-	SVG  template.HTML // inline SVG, or
-	PNG  template.URL  // a data: URL of a PNG
+	// Src is a data: URL of the PNG or SVG file. An SVG goes in as an
+	// image, never inline: a browser runs no script and loads nothing
+	// from an SVG shown with <img>, so a file planted in a results folder
+	// (a <script>, an onload=, a link to elsewhere) does nothing; the
+	// page's Content-Security-Policy forbids scripts besides.
+	Src template.URL
 }
 
 // Row is a line of the summary table; Link points at the row's plot.
@@ -157,12 +162,12 @@ func (p *Page) plots(fsys fs.FS, patterns ...string) error {
 			if !strings.HasPrefix(string(b), "\x89PNG") {
 				return fmt.Errorf("report: %s is not a PNG image", n)
 			}
-			pl.PNG = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+			pl.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
 		case ".svg":
 			if !strings.Contains(string(b[:min(len(b), 512)]), "<svg") {
 				return fmt.Errorf("report: %s is not an SVG image", n)
 			}
-			pl.SVG = template.HTML(b) // the directory's own file, written by Shakedown
+			pl.Src = template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))
 		}
 		p.Plots = append(p.Plots, pl)
 	}
@@ -468,7 +473,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 }
 
 var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'"><title>{{.Title}}</title>
 <style>
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;color:#222;padding:0 1rem}
 h1{margin-bottom:.2rem}.kind{color:#666;font-size:.9rem}
@@ -489,7 +494,7 @@ figcaption{font-size:.85rem;color:#555}
 {{range .Text}}<h2>{{.Name}}</h2><pre>{{.Body}}</pre>
 {{end}}
 {{if .Plots}}<h2>Plots</h2>{{end}}
-{{range .Plots}}<figure id="{{.ID}}">{{if .PNG}}<img alt="{{.Name}}" src="{{.PNG}}">{{else}}{{.SVG}}{{end}}<figcaption>{{.Name}}</figcaption></figure>
+{{range .Plots}}<figure id="{{.ID}}"><img alt="{{.Name}}" src="{{.Src}}"><figcaption>{{.Name}}</figcaption></figure>
 {{end}}
 </body></html>
 `))

@@ -44,7 +44,11 @@ func WriteScoreMarkdown(w io.Writer, rep Scores, details bool) {
 		src = "runs read from logs"
 	}
 	fmt.Fprintf(w, "# Scores, %d rules\n\n", tab.Edition)
-	fmt.Fprintf(w, "Missions %s; %s; selection %s %d", strings.Join(tab.Missions, ", "), src, rep.Selection, rep.Sample)
+	missions := make([]string, len(tab.Missions))
+	for i, m := range tab.Missions {
+		missions[i] = mdText(m)
+	}
+	fmt.Fprintf(w, "Missions %s; %s; selection %s %d", strings.Join(missions, ", "), src, mdText(rep.Selection), rep.Sample)
 	switch tab.Edition {
 	case score.Edition2024:
 		fmt.Fprintf(w, "; similar below DTW %g", rep.DTWThreshold)
@@ -57,6 +61,7 @@ func WriteScoreMarkdown(w io.Writer, rep Scores, details bool) {
 	head = append(head, "tool")
 	align = append(align, "---")
 	for _, m := range tab.Missions {
+		m = mdText(m)
 		head = append(head, m+" tests (critical)")
 		switch tab.Edition {
 		case score.Edition2024:
@@ -77,7 +82,7 @@ func WriteScoreMarkdown(w io.Writer, rep Scores, details bool) {
 	}
 	fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
 	for t, tool := range tab.Tools {
-		row := []string{tool}
+		row := []string{mdText(tool)}
 		for m := range tab.Missions {
 			c := tab.Cells[t][m]
 			row = append(row, fmt.Sprintf("%d (%d)", c.Tests, c.Critical), fmt.Sprintf("%.2f (%d)", c.Score, c.Ranks.Score))
@@ -113,7 +118,7 @@ func WriteScoreMarkdown(w io.Writer, rep Scores, details bool) {
 			if !iv.Evaluated {
 				note = " (not evaluated)"
 			}
-			fmt.Fprintf(w, "- %s/%s/%s%s: %s\n", iv.Tool, iv.Mission, iv.Test, note, iv.Reason)
+			fmt.Fprintf(w, "- %s/%s/%s%s: %s\n", mdText(iv.Tool), mdText(iv.Mission), mdText(iv.Test), note, mdText(iv.Reason))
 		}
 	}
 	if !details {
@@ -122,7 +127,7 @@ func WriteScoreMarkdown(w io.Writer, rep Scores, details bool) {
 	for t, tool := range tab.Tools {
 		for m, mission := range tab.Missions {
 			c := tab.Cells[t][m]
-			fmt.Fprintf(w, "\n## %s on %s\n\n", tool, mission)
+			fmt.Fprintf(w, "\n## %s on %s\n\n", mdText(tool), mdText(mission))
 			fmt.Fprintf(w, "%d tests, %d evaluated, %d critical, %d invalid, %d duplicates; score %.4f", c.Tests, c.Evaluated, c.Critical, c.Invalid, c.Duplicates, c.Score)
 			switch tab.Edition {
 			case score.Edition2024:
@@ -160,9 +165,20 @@ func WriteScoreMarkdown(w io.Writer, rep Scores, details bool) {
 				if d.Critical {
 					crit = "yes"
 				}
-				fmt.Fprintf(w, "| %s | %d | %s | %.3f | %.3f | %.4f | %s | %s | %s |\n", d.Name, d.Obstacles, strings.Join(runs, ", "),
-					d.AvgPoint, d.AvgTimeMin, d.Score, crit, dtwS, note)
+				fmt.Fprintf(w, "| %s | %d | %s | %.3f | %.3f | %.4f | %s | %s | %s |\n", mdText(d.Name), d.Obstacles, strings.Join(runs, ", "),
+					d.AvgPoint, d.AvgTimeMin, d.Score, crit, dtwS, mdText(note))
 			}
 		}
 	}
 }
+
+// mdText makes a name from the outside (a folder, a file, a mission, a
+// reason quoting either) safe in a line or table cell of Markdown: no
+// markup (< > & as entities, so a renderer shows them and runs nothing),
+// no cell break (\|), no code or bold spans, one line. Brackets stay
+// (reasons read "want [2, 20]"): a link needs a target a renderer vets.
+var mdText = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\\", "\\\\",
+	"`", "\\`", "*", "\\*",
+	"\r\n", " ", "\n", " ", "\r", " ",
+).Replace

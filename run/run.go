@@ -112,6 +112,10 @@ type Result struct {
 	Closest       *world.Approach `json:"-"`               // the closest approach to MinObstacle, for plots
 	Ignored       []string        `json:"ignored_params,omitempty"`
 	Trace         []trace.Sample  `json:"-"`
+	// Resampled is Trace in Aerialist's ResamplePeriodS bins, the
+	// trajectory the clearances were computed on: resampled once, by the
+	// judge, for every consumer (scores, campaign results, comparisons).
+	Resampled []trace.Sample `json:"-"`
 }
 
 // CriticalM is the competition's safe distance: a run that comes closer to
@@ -383,7 +387,7 @@ func flyEstimated(ctx context.Context, v vehicle.Vehicle, cs *scenario.CaseStudy
 // the trajectory resampled into ResamplePeriodS bins, then the least
 // distance to each obstacle (competition.md §3.1–3.2).
 func Judge(cs *scenario.CaseStudy, tr []trace.Sample, contacts []Collision, e Ending, timeoutS float64) *Result {
-	r := &Result{Mission: cs.Name, SimTimeS: e.T, Trace: tr, Collisions: []Collision{}}
+	r := &Result{Mission: cs.Name, SimTimeS: e.T, Trace: tr, Collisions: []Collision{}, Resampled: trace.Resample(tr, ResamplePeriodS)}
 	r.PathLengthM = trace.PathLength(r.Trace)
 	r.FlightTimeS = e.T
 	if e.MotorsOffT > 0 {
@@ -420,7 +424,7 @@ func Judge(cs *scenario.CaseStudy, tr []trace.Sample, contacts []Collision, e En
 	}
 	r.Reason = prefix + r.Reason
 	if n := len(cs.Obstacles); n > 0 && len(tr) > 0 {
-		path := trace.Positions(trace.Resample(r.Trace, ResamplePeriodS))
+		path := trace.Positions(r.Resampled)
 		r.Clearances = make([]float64, n)
 		m := world.MinClearance(cs.Obstacles, path, r.Clearances)
 		r.MinClearanceM = &m

@@ -32,6 +32,10 @@ func (e *ParseError) Error() string {
 	}
 	if e.Err == nil {
 		b.WriteString("error")
+	} else if b.Len() > 0 {
+		// The file, line and field say where: the package prefix of the
+		// cause ("scenario: invalid obstacles") would only repeat it.
+		b.WriteString(strings.TrimPrefix(e.Err.Error(), "scenario: "))
 	} else {
 		b.WriteString(e.Err.Error())
 	}

@@ -137,7 +137,7 @@ func TestCheckCaseStudy(t *testing.T) {
 		t.Errorf("ObstacleLines = %v; want %v", got, want)
 	}
 	err = DefaultRules.CheckCaseStudy(cs)
-	const want = "cases/test_0.yaml:7: simulation.obstacles[1].size.w: scenario: invalid obstacles: obstacle 2: w = 25 out of range [2, 20]"
+	const want = "cases/test_0.yaml:7: simulation.obstacles[1].size.w: invalid obstacles: obstacle 2: w = 25 out of range [2, 20]"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v; want %q", err, want)
 	}

@@ -23,7 +23,14 @@ import (
 //
 // Every file is read with ReadFile: the YAML up to MaxYAMLBytes, the files
 // it names up to MaxFileBytes, regular files only.
-func LoadCaseStudy(path string) (*CaseStudy, error) {
+func LoadCaseStudy(path string) (*CaseStudy, error) { return LoadCaseStudyOr(path, nil) }
+
+// LoadCaseStudyOr is LoadCaseStudy with a stand-in for the named files
+// that exist nowhere it looks: missing(ref) returns the bytes to read
+// instead (or an error). A nil missing makes such a file an error naming
+// the places tried. Only a file that does not exist is stood in for: one
+// too large, or not a regular file, is still an error.
+func LoadCaseStudyOr(path string, missing func(ref string) ([]byte, error)) (*CaseStudy, error) {
 	data, err := ReadFile(path, MaxYAMLBytes)
 	if err != nil {
 		return nil, err
@@ -39,6 +46,9 @@ func LoadCaseStudy(path string) (*CaseStudy, error) {
 			if !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
+		}
+		if missing != nil {
+			return missing(ref)
 		}
 		return nil, fmt.Errorf("%s not found (tried %s)", ref, strings.Join(tried, ", "))
 	}

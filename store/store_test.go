@@ -482,3 +482,39 @@ func BenchmarkPutBatch(b *testing.B) {
 	b.ReportMetric(float64(i*100)/b.Elapsed().Seconds(), "results/s")
 	b.ReportMetric(float64(len(ds[0].Trajectory)), "samples/result")
 }
+
+// The issue's reproduction: a database with one page zeroed is refused at
+// open, by every command (read-write as `campaign run` opens it, and
+// read-only as `status` does), naming the file; it is left as it was.
+func TestOpenZeroedPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.db")
+	db := open(t, path, store.Options{})
+	js := jobs(t, 60)
+	if _, err := (&campaign.Runner{Store: db}).Run(context.Background(), campaign.Campaign{}, js); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	b := sum(t, path)
+	const page = 4096
+	if len(b) < 6*page {
+		t.Fatalf("the database has %d bytes; want a few pages", len(b))
+	}
+	// The last page: a leaf of the results or jobs table.
+	last := len(b)/page - 1
+	copy(b[last*page:(last+1)*page], make([]byte, page))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		db, err := store.Open(context.Background(), path, store.Options{ReadOnly: ro})
+		if err == nil {
+			db.Close()
+		}
+		if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "integrity check") {
+			t.Errorf("read-only %v: got %v; want ErrCorrupt naming the file and the integrity check", ro, err)
+		}
+	}
+	if !bytes.Equal(sum(t, path), b) {
+		t.Error("the file was changed")
+	}
+}

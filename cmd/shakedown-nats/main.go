@@ -8,6 +8,13 @@
 // the shakedown binary.
 //
 //	shakedown-nats [--addr 127.0.0.1:4222] [--store DIR]
+//	               [--user NAME --password-file FILE] [--tls-cert FILE --tls-key FILE]
+//
+// On loopback it may run open. To serve other hosts (--addr 0.0.0.0:4222)
+// it needs both a user and password, so that only the campaign's
+// coordinator and workers can publish, and a TLS certificate, so that the
+// password and the results do not cross the network in clear; without them
+// it refuses to start.
 package main
 
 import (
@@ -19,10 +26,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/shakedown-robotics/shakedown/campaign"
 )
 
 func main() {
@@ -37,6 +47,10 @@ func serve(args []string, stderr io.Writer, stop <-chan struct{}) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:4222", "`host:port` to listen on (0.0.0.0:4222 to serve other hosts)")
 	store := fs.String("store", filepath.Join(os.TempDir(), "shakedown-nats"), "JetStream storage `folder`: queued jobs and results survive restarts there")
+	user := fs.String("user", "", "the `name` clients must authenticate with (with --password-file)")
+	passFile := fs.String("password-file", "", "`FILE` holding the password of --user (mode 0600); clients give nats://user:password@host:port")
+	cert := fs.String("tls-cert", "", "PEM `FILE` of the server's TLS certificate (with --tls-key); clients connect with tls://host:port")
+	key := fs.String("tls-key", "", "PEM `FILE` of the certificate's private key")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -50,7 +64,36 @@ func serve(args []string, stderr io.Writer, stop <-chan struct{}) int {
 		fmt.Fprintf(stderr, "shakedown-nats: --addr %q: want host:port\n", *addr)
 		return 2
 	}
-	s, err := server.NewServer(&server.Options{Host: host, Port: port, JetStream: true, StoreDir: *store, NoSigs: true})
+	opts := &server.Options{Host: host, Port: port, JetStream: true, StoreDir: *store, NoSigs: true}
+	if (*user == "") != (*passFile == "") {
+		fmt.Fprintln(stderr, "shakedown-nats: --user and --password-file go together")
+		return 2
+	}
+	if *user != "" {
+		pw, err := campaign.LoadKey(*passFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "shakedown-nats: --password-file: %v\n", err)
+			return 2
+		}
+		opts.Username, opts.Password = *user, pw.Secret()
+	}
+	if (*cert == "") != (*key == "") {
+		fmt.Fprintln(stderr, "shakedown-nats: --tls-cert and --tls-key go together")
+		return 2
+	}
+	if *cert != "" {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: *cert, KeyFile: *key})
+		if err != nil {
+			fmt.Fprintf(stderr, "shakedown-nats: --tls-cert, --tls-key: %v\n", err)
+			return 2
+		}
+		opts.TLSConfig, opts.TLS = tc, true
+	}
+	if !loopback(host) && (opts.Username == "" || opts.TLSConfig == nil) {
+		fmt.Fprintf(stderr, "shakedown-nats: --addr %s serves other hosts: give --user and --password-file (who may publish jobs and results) and --tls-cert and --tls-key (so that neither crosses the network in clear), or listen on 127.0.0.1\n", *addr)
+		return 2
+	}
+	s, err := server.NewServer(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "shakedown-nats: %v\n", err)
 		return 2
@@ -62,7 +105,7 @@ func serve(args []string, stderr io.Writer, stop <-chan struct{}) int {
 		fmt.Fprintf(stderr, "shakedown-nats: not ready after 10 s (is %s in use?)\n", *addr)
 		return 2
 	}
-	fmt.Fprintf(stderr, "shakedown-nats: JetStream on %s, storing in %s\n", s.ClientURL(), *store)
+	fmt.Fprintf(stderr, "shakedown-nats: JetStream on %s, storing in %s\n", clientURL(s.ClientURL(), opts), *store)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -73,4 +116,26 @@ func serve(args []string, stderr io.Writer, stop <-chan struct{}) int {
 	s.Shutdown()
 	s.WaitForShutdown()
 	return 0
+}
+
+// loopback reports whether host (from --addr) is this machine only.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// clientURL is the URL clients use: tls:// with TLS, the user (never the
+// password) named.
+func clientURL(u string, opts *server.Options) string {
+	if rest, ok := strings.CutPrefix(u, "nats://"); ok && opts.TLSConfig != nil {
+		u = "tls://" + rest
+	}
+	if opts.Username != "" {
+		scheme, rest, _ := strings.Cut(u, "://")
+		u = scheme + "://" + opts.Username + ":PASSWORD@" + rest
+	}
+	return u
 }

@@ -161,18 +161,18 @@ The campaign id may be left out when the database holds one campaign.`,
 
 // exportRecord is one JSON record of campaign export.
 type exportRecord struct {
-	Index      int            `json:"index"`
-	Job        campaign.ID    `json:"job"`
-	Mission    string         `json:"mission"`
-	Run        int            `json:"run"`
-	Seed       uint64         `json:"seed"`
-	Status     string         `json:"status"`
-	Obstacles  []campaign.Box `json:"obstacles"`
-	Result     *run.Result    `json:"result"`
-	Error      string         `json:"error,omitempty"`
-	Worker     string         `json:"worker,omitempty"`
-	Attempt    int            `json:"attempt,omitempty"`
-	Trajectory [][5]float64   `json:"trajectory,omitempty"`
+	Index      int                `json:"index"`
+	Job        campaign.ID        `json:"job"`
+	Mission    string             `json:"mission"`
+	Run        int                `json:"run"`
+	Seed       uint64             `json:"seed"`
+	Status     string             `json:"status"`
+	Obstacles  campaign.Obstacles `json:"obstacles"`
+	Result     *run.Result        `json:"result"`
+	Error      string             `json:"error,omitempty"`
+	Worker     string             `json:"worker,omitempty"`
+	Attempt    int                `json:"attempt,omitempty"`
+	Trajectory [][5]float64       `json:"trajectory,omitempty"`
 }
 
 var exportHeader = []string{"index", "job", "mission", "run", "seed", "status", "verdict", "min_distance", "points",

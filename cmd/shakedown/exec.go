@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"slices"
@@ -24,9 +25,17 @@ import (
 // nothing.
 type execFlags struct {
 	executor string // "local" ("" too) or "nats"
-	natsURL  string
-	db       string
+	natsFlags
+	db string
 	engineFlags
+}
+
+// natsFlags say how to reach and trust a NATS server and the campaign's
+// workers.
+type natsFlags struct {
+	natsURL string
+	keyFile string // the campaign key (campaign.LoadKey); "" = none
+	caFile  string // the authority that signed the server's TLS certificate
 }
 
 // engineFlags configure the engines of an executor (a local pool, or a
@@ -49,9 +58,70 @@ func defaultNATSURL() string {
 
 func addExecFlags(fl *pflag.FlagSet, f *execFlags) {
 	fl.StringVar(&f.executor, "executor", "local", "where the simulations run: local (this machine, one per core) or nats (workers pulling from a NATS JetStream queue)")
-	fl.StringVar(&f.natsURL, "nats", defaultNATSURL(), "NATS server `URL` for --executor nats (default from $SHAKEDOWN_NATS)")
+	addNATSFlags(fl, &f.natsFlags, "for --executor nats ")
 	fl.StringVar(&f.db, "db", "", "record jobs and results in the SQLite database `FILE`; running the same jobs again skips those already done")
 	addEngineFlags(fl, &f.engineFlags)
+}
+
+func addNATSFlags(fl *pflag.FlagSet, f *natsFlags, what string) {
+	fl.StringVar(&f.natsURL, "nats", defaultNATSURL(), "NATS server `URL` "+what+"(default from $SHAKEDOWN_NATS); nats://user:password@host:4222 or tls://… to authenticate")
+	fl.Lookup("nats").DefValue = campaign.RedactURL(fl.Lookup("nats").DefValue) // --help shows no password
+	fl.StringVar(&f.keyFile, "nats-key", "", "the campaign key `FILE` (at least 16 bytes, mode 0600) shared by the coordinator and its workers: jobs and results are signed with it, and unsigned or forged results are rejected")
+	fl.StringVar(&f.caFile, "nats-ca", "", "PEM `FILE` of the authority that signed the NATS server's TLS certificate")
+}
+
+// check checks the URL; it names it without its password.
+func (f natsFlags) check() error {
+	for _, u := range strings.Split(f.natsURL, ",") {
+		p, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || p.Host == "" || !slices.Contains([]string{"nats", "tls", "ws", "wss"}, p.Scheme) {
+			return fmt.Errorf("--nats %q: want a URL like nats://host:4222", campaign.RedactURL(f.natsURL))
+		}
+	}
+	return nil
+}
+
+// dial loads the key and connects. stderr hears a warning when the server
+// is not on this machine and the campaign is not signed.
+func (f natsFlags) dial(ctx context.Context, stderr io.Writer, name string) (*nats.Conn, campaign.Key, error) {
+	var key campaign.Key
+	if f.keyFile != "" {
+		var err error
+		if key, err = campaign.LoadKey(f.keyFile); err != nil {
+			return nil, key, fmt.Errorf("--nats-key: %w", err)
+		}
+	}
+	var opts []nats.Option
+	if f.caFile != "" {
+		opts = append(opts, nats.RootCAs(f.caFile))
+	}
+	nc, err := campaign.Dial(ctx, f.natsURL, name, opts...)
+	if err != nil {
+		if errors.Is(err, campaign.ErrUnreachable) {
+			err = fmt.Errorf("--nats: %w (is `nats-server -js` running there?)", err)
+		}
+		return nil, key, err
+	}
+	if !key.Set() && !loopbackURL(f.natsURL) {
+		fmt.Fprintf(stderr, "shakedown: warning: no --nats-key: anyone who can publish on %s can plant results\n", nc.ConnectedUrlRedacted())
+	}
+	return nc, key, nil
+}
+
+// loopbackURL reports whether every server of the URL list is on this
+// machine.
+func loopbackURL(list string) bool {
+	for _, u := range strings.Split(list, ",") {
+		p, err := url.Parse(strings.TrimSpace(u))
+		if err != nil {
+			return false
+		}
+		h := p.Hostname()
+		if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return false
+		}
+	}
+	return true
 }
 
 func addEngineFlags(fl *pflag.FlagSet, f *engineFlags) {
@@ -106,11 +176,8 @@ func (f execFlags) check() error {
 	switch f.executor {
 	case "", "local":
 	case "nats":
-		for _, u := range strings.Split(f.natsURL, ",") {
-			p, err := url.Parse(strings.TrimSpace(u))
-			if err != nil || p.Host == "" || !slices.Contains([]string{"nats", "tls", "ws", "wss"}, p.Scheme) {
-				return fmt.Errorf("--nats %q: want a URL like nats://host:4222", f.natsURL)
-			}
+		if err := f.natsFlags.check(); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("--executor %q: want local or nats", f.executor)
@@ -137,15 +204,12 @@ func (f execFlags) runner(ctx context.Context, stderr io.Writer, workers int) (*
 		}
 	}
 	if f.executor == "nats" {
-		nc, err := campaign.Dial(ctx, f.natsURL, "shakedown coordinator")
+		nc, key, err := f.dial(ctx, stderr, "shakedown coordinator")
 		if err != nil {
-			if errors.Is(err, campaign.ErrUnreachable) {
-				err = fmt.Errorf("--nats: %w (is `nats-server -js` running there?)", err)
-			}
 			return nil, nil, err
 		}
 		closers = append(closers, nc.Close)
-		r.Exec = &campaign.NATS{Conn: nc, Log: stderr}
+		r.Exec = &campaign.NATS{Conn: nc, Config: campaign.NATSConfig{Key: key}, Log: stderr}
 	}
 	if f.db != "" {
 		db, err := store.Open(ctx, f.db, store.Options{})

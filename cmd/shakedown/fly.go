@@ -108,8 +108,12 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 			cs.Obstacles = append(cs.Obstacles, b)
 		}
 	}
-	if err := rules.Check(cs.Obstacles); err != nil {
-		return fmt.Errorf("%s: %w", cs.Name, err)
+	if len(f.obstacles) > 0 {
+		if err := rules.Check(cs.Obstacles); err != nil {
+			return fmt.Errorf("--obstacle: %w", err)
+		}
+	} else if err := rules.CheckCaseStudy(cs); err != nil {
+		return err // names the file, the line and the field
 	}
 	if f.autopilot != run.AutopilotAvoid && f.autopilot != run.AutopilotPlain {
 		return fmt.Errorf("--autopilot %q: want %s or %s", f.autopilot, run.AutopilotAvoid, run.AutopilotPlain)

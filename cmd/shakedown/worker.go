@@ -17,7 +17,7 @@ import (
 )
 
 type workerFlags struct {
-	natsURL     string
+	natsFlags
 	concurrency int
 	name        string
 	drain       time.Duration
@@ -57,7 +57,7 @@ cannot be reached or has no JetStream.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.natsURL, "nats", defaultNATSURL(), "NATS server `URL` (default from $SHAKEDOWN_NATS)")
+	addNATSFlags(fl, &f.natsFlags, "")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "jobs at once (0 = one per core)")
 	fl.StringVar(&f.name, "name", "", "worker name reported with each result (default host-pid)")
 	fl.DurationVar(&f.drain, "drain-timeout", 10*time.Minute, "on SIGTERM, how long running jobs may take to finish before going back to the queue (0 = no limit)")
@@ -73,7 +73,7 @@ func runWorker(ctx context.Context, stderr io.Writer, f workerFlags) error {
 	if f.drain < 0 {
 		return fmt.Errorf("--drain-timeout %v: want 0 or more", f.drain)
 	}
-	if err := (execFlags{executor: "nats", natsURL: f.natsURL, engineFlags: f.engines}).check(); err != nil {
+	if err := (execFlags{executor: "nats", natsFlags: f.natsFlags, engineFlags: f.engines}).check(); err != nil {
 		return err
 	}
 	engines := f.engines.engines(stderr)
@@ -89,9 +89,9 @@ func runWorker(ctx context.Context, stderr io.Writer, f workerFlags) error {
 	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	nc, err := campaign.Dial(ctx, f.natsURL, "shakedown worker "+name)
+	nc, key, err := f.dial(ctx, stderr, "shakedown worker "+name)
 	if err != nil {
-		return fmt.Errorf("--nats: %w (is `nats-server -js` running there?)", err)
+		return err
 	}
 	defer nc.Close()
 	var mu sync.Mutex
@@ -99,7 +99,7 @@ func runWorker(ctx context.Context, stderr io.Writer, f workerFlags) error {
 	if f.engines.engine == campaign.EngineMAVLink {
 		n = 1 // one vehicle flies one job at a time
 	}
-	w := &campaign.Worker{Conn: nc, Name: name, Concurrency: n, DrainTimeout: f.drain, Exec: engines.Execute,
+	w := &campaign.Worker{Conn: nc, Config: campaign.NATSConfig{Key: key}, Name: name, Concurrency: n, DrainTimeout: f.drain, Exec: engines.Execute, Log: stderr,
 		OnResult: func(d campaign.Delivery) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -209,7 +209,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 				t.Predicted = &v
 			}
 			if r.Verdict == run.VerdictPass {
-				r.Trace = nil // only written tests are plotted
+				r.Trace, r.Resampled = nil, nil // only written tests are plotted
 			}
 			o.Tests = append(o.Tests, t)
 		}

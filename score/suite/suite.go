@@ -9,9 +9,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -142,14 +144,14 @@ func Read(dir string, mission *scenario.CaseStudy, single bool, rules scenario.R
 	for _, name := range files {
 		p := filepath.Join(folder, name)
 		t := score.Test{Name: name}
-		boxes, other, err := ReadTest(p, mission)
+		cs, other, err := ReadCase(p, mission)
 		switch {
 		case err != nil:
 			t.Invalid = err.Error()
 		default:
-			t.Obstacles = boxes
-			if err := rules.Check(boxes); err != nil {
-				t.Invalid = strings.TrimPrefix(err.Error(), "scenario: ")
+			t.Obstacles = cs.Obstacles
+			if err := rules.CheckCaseStudy(cs); err != nil {
+				t.Invalid = err.Error()
 			}
 			if other != "" && !warned {
 				fmt.Fprintf(warn, "shakedown: %s/%s: %s names the mission %s, not %s; every test is scored on %s\n",
@@ -162,53 +164,42 @@ func Read(dir string, mission *scenario.CaseStudy, single bool, rules scenario.R
 	return sd, nil
 }
 
-// ReadTest reads the obstacles of a test YAML. The files it refers to are
-// looked up as scenario.LoadCaseStudy does; those not found are replaced
-// by the mission's own, since only the obstacles are used. other names the
-// test's mission when its plan was found and differs from the mission.
+// ReadTest reads the obstacles of a test YAML with
+// scenario.LoadCaseStudyOr: the files it refers to are looked up, and size
+// limited, as scenario.LoadCaseStudy does, and those found nowhere are
+// replaced by the mission's own, since only the obstacles are used. other
+// names the test's mission when its plan was found and differs from the
+// mission.
 func ReadTest(path string, mission *scenario.CaseStudy) (boxes []world.Box, other string, err error) {
-	data, err := os.ReadFile(path)
+	cs, other, err := ReadCase(path, mission)
 	if err != nil {
 		return nil, "", err
 	}
-	dir := filepath.Dir(path)
-	foundPlan := ""
-	resolve := func(ref string) ([]byte, error) {
-		for _, c := range refCandidates(dir, ref) {
-			b, err := os.ReadFile(c)
-			if err == nil {
-				if strings.EqualFold(filepath.Ext(ref), ".plan") {
-					foundPlan = ref
-				}
-				return b, nil
-			}
-		}
+	return cs.Obstacles, other, nil
+}
+
+// ReadCase is ReadTest with the whole case study, for errors that name the
+// line of an obstacle (scenario.Rules.CheckCaseStudy).
+func ReadCase(path string, mission *scenario.CaseStudy) (cs *scenario.CaseStudy, other string, err error) {
+	planFound := true
+	cs, err = scenario.LoadCaseStudyOr(path, func(ref string) ([]byte, error) {
 		switch ext := strings.ToLower(filepath.Ext(ref)); {
 		case ext == ".plan":
+			planFound = false
 			return scenario.EncodePlan(mission.Mission)
 		case strings.Contains(strings.ToLower(filepath.Base(ref)), "command"):
 			return []byte("timestamp,mode,x,y,z,r\n1,3,0,0,0.5,0\n"), nil
 		default:
 			return nil, nil // an empty parameter file: the mission's are flown
 		}
-	}
-	cs, err := scenario.ParseCaseStudy(path, data, resolve)
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	if foundPlan != "" && !samePath(cs.Mission.Path(), mission.Mission.Path()) {
-		other = foundPlan
+	if planFound && !samePath(cs.Mission.Path(), mission.Mission.Path()) {
+		other = cs.Mission.Name
 	}
-	return cs.Obstacles, other, nil
-}
-
-// refCandidates are the places scenario.LoadCaseStudy looks for a file ref
-// named in a YAML in dir.
-func refCandidates(dir, ref string) []string {
-	if filepath.IsAbs(ref) {
-		return []string{ref}
-	}
-	return []string{ref, filepath.Join(dir, ref), filepath.Join(dir, "..", ref), filepath.Join(dir, filepath.Base(ref))}
+	return cs, other, nil
 }
 
 // samePath reports whether two planned paths agree within 1 m.
@@ -402,7 +393,7 @@ func runFiles(base, stem string) ([]string, error) {
 // timed out when that reaches timeoutS. The clearance is computed from the
 // trajectory by Aerialist's rule.
 func ReadRun(path string, boxes []world.Box, timeoutS float64) (score.Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := scenario.ReadFile(path, ulog.MaxBytes)
 	if err != nil {
 		return score.Run{}, err
 	}
@@ -424,17 +415,35 @@ func ReadRun(path string, boxes []world.Box, timeoutS float64) (score.Run, error
 	r := score.Run{Path: resampledPath(samples)}
 	r.FlightTimeS = samples[len(samples)-1].T - samples[0].T
 	r.TimedOut = r.FlightTimeS >= timeoutS
-	if b, err := os.ReadFile(filepath.Join(filepath.Dir(path), "result.json")); err == nil && filepath.Base(path) == "trajectory.csv" {
-		var res run.Result
-		if err := json.Unmarshal(b, &res); err != nil {
-			return score.Run{}, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(path), "result.json"), err)
+	if filepath.Base(path) == "trajectory.csv" {
+		res, err := readResult(filepath.Join(filepath.Dir(path), "result.json"))
+		if err != nil {
+			return score.Run{}, err
 		}
-		r.FlightTimeS = res.FlightTimeS
-		r.TimedOut = res.TimedOut || strings.HasPrefix(res.Reason, "timeout") // files written before timed_out existed
+		if res != nil {
+			r.FlightTimeS = res.FlightTimeS
+			r.TimedOut = res.TimedOut || strings.HasPrefix(res.Reason, "timeout") // files written before timed_out existed
+		}
 	}
 	// Aerialist's rule over the whole trajectory, resampled.
 	r.ClearanceM = world.MinClearance(boxes, r.Path, nil)
 	return r, nil
+}
+
+// readResult reads a run's result.json; a missing one is nil.
+func readResult(path string) (*run.Result, error) {
+	b, err := scenario.ReadFile(path, scenario.MaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var res run.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &res, nil
 }
 
 // WriteRuns writes the simulated runs, each into its own folder, in the

@@ -1,13 +1,17 @@
 package suite
 
 import (
+	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/ulog"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -66,11 +70,64 @@ func TestReadTest(t *testing.T) {
 	y, _ = scenario.EncodeCaseStudy(m3, "gone.plan")
 	os.WriteFile(filepath.Join(dir, "test_1.yaml"), y, 0o644)
 	boxes, other, err := ReadTest(filepath.Join(dir, "test_0.yaml"), m2)
-	if err != nil || len(boxes) != 1 || other != "mission3.plan" {
-		t.Errorf("test_0: %v, other %q, %v; want the box and mission3.plan named", boxes, other, err)
+	if err != nil || len(boxes) != 1 || other != "mission3" {
+		t.Errorf("test_0: %v, other %q, %v; want the box and mission3 named", boxes, other, err)
 	}
 	boxes, other, err = ReadTest(filepath.Join(dir, "test_1.yaml"), m2)
 	if err != nil || len(boxes) != 1 || other != "" {
 		t.Errorf("test_1: %v, other %q, %v; want the box and no other mission", boxes, other, err)
+	}
+}
+
+// The files a test names and the runs score reads go through
+// scenario.ReadFile: a device, a pipe or an oversized file is refused at
+// once, naming it, instead of being read until memory runs out (or, for a
+// pipe, forever).
+func TestReadRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	m2, _ := scenario.Builtin("mission2")
+	y := "drone:\n  mission_file: /dev/zero\nsimulation:\n  obstacles:\n  - position: {r: 0, x: 0, y: 20, z: 0}\n    size: {h: 20, l: 4, w: 4}\n"
+	test := filepath.Join(dir, "test_0.yaml")
+	if err := os.WriteFile(test, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadTest(test, m2); !errors.Is(err, scenario.ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero") {
+		t.Errorf("mission_file /dev/zero: got %v; want ErrNotRegular naming it", err)
+	}
+	fifo := filepath.Join(dir, "run.ulg")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(fifo, nil, 500); !errors.Is(err, scenario.ErrNotRegular) {
+		t.Errorf("a pipe as a log: got %v; want ErrNotRegular", err)
+	}
+	big := filepath.Join(dir, "trajectory.csv")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, ulog.MaxBytes+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(big, nil, 500); !errors.Is(err, scenario.ErrFileTooLarge) {
+		t.Errorf("a %d-byte trajectory: got %v; want ErrFileTooLarge", ulog.MaxBytes+1, err)
+	}
+}
+
+// An invalid obstacle is reported with the file, the line and the field
+// (scenario.Rules.CheckCaseStudy).
+func TestLoadSuiteNamesLine(t *testing.T) {
+	dir := t.TempDir()
+	m2, _ := scenario.Builtin("mission2")
+	y := "drone:\n  mission_file: gone.plan\nsimulation:\n  obstacles:\n  - position: {r: 0, x: 0, y: 20, z: 0}\n    size: {h: 20, l: 4, w: 4}\n  - position: {r: 0, x: 0, y: 30, z: 0}\n    size: {h: 20, l: 4, w: 40}\n"
+	if err := os.WriteFile(filepath.Join(dir, "test_0.yaml"), []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sd, err := Read(dir, m2, true, scenario.DefaultRules, io.Discard, "gen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "test_0.yaml") + ":7: simulation.obstacles[1].size.w: invalid obstacles"
+	if len(sd.Tests) != 1 || !strings.HasPrefix(sd.Tests[0].Test.Invalid, want) {
+		t.Errorf("invalid reason %q; want it to start %q", sd.Tests[0].Test.Invalid, want)
 	}
 }

@@ -71,7 +71,15 @@ func TestHoverCommand(t *testing.T) {
 	if a := q.Truth().Acc.Z; math.Abs(a) > 0.05 {
 		t.Errorf("vertical acceleration at hover: got %.4f m/s²; want ≈ 0", a)
 	}
-	_ = z0
+	// With the net force zero but for linear drag, the sinking decays
+	// exponentially, v(t) = v0·e^(−t/τ), so the height moves by
+	// ∫v dt = τ·(v0 − v1) with τ = 5 s / ln(v0/v1): a known answer for
+	// z0, to 1 % (the motors' last settling).
+	v1 := q.Truth().Vel.Z
+	tau := 5 / math.Log(v0/v1)
+	if dz, want := q.Truth().Pos.Z-z0, tau*(v0-v1); !(math.Abs(dz-want) <= 0.01*math.Abs(want)) {
+		t.Errorf("height moved %.5f m in 5 s at hover; want τ·(v0 − v1) = %.5f m ± 1%% (v0 %.4f, v1 %.4f m/s)", dz, want, v0, v1)
+	}
 	// 10 % more thrust climbs, 10 % less sinks.
 	for _, c := range []struct {
 		name string
