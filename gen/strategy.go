@@ -123,6 +123,11 @@ type Pipeline struct {
 	Gen    Generator // draws in the canonical frame (Frame.Generator)
 	Model  Predictor
 	Rng    *rand.Rand
+	// Feasible, if not nil, must accept a test's obstacles in the mission
+	// frame (scenario.Feasibility) before it may enter the leaderboard. It
+	// is asked only about candidates predicted close enough to enter, the
+	// few of each batch, since it costs far more than a prediction.
+	Feasible func([]world.Box) bool
 
 	// Stats of the last leaderboard built.
 	Stats PipelineStats
@@ -141,6 +146,9 @@ type PipelineStats struct {
 	Diversity1   float64 // raster input diversity after phase 1
 	Diversity2   float64 // after phase 2
 	Retrains     int
+	// Infeasible counts the candidates that would have entered the
+	// leaderboard but fail Feasible.
+	Infeasible int
 }
 
 var _ Strategy = (*Pipeline)(nil)
@@ -162,8 +170,9 @@ func (p *Pipeline) defaults() PipelineConfig {
 	return c
 }
 
-// batch draws n candidates and predicts them.
-func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64) ([]Candidate, error) {
+// batch draws n candidates and predicts them; those predicted below
+// enter that Feasible rejects get +Inf, so that no phase keeps them.
+func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64, enter float64) ([]Candidate, error) {
 	out := make([]Candidate, n)
 	xs = xs[:n]
 	for i := range out {
@@ -177,6 +186,10 @@ func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64) ([]Can
 	p.Model.PredictBatch(preds[:n], xs)
 	for i := range out {
 		out[i].Pred = preds[i]
+		if p.Feasible != nil && out[i].Pred < enter && !p.Feasible(p.Frame.MissionBoxes(out[i].Canon)) {
+			out[i].Pred = math.Inf(1)
+			p.Stats.Infeasible++
+		}
 	}
 	p.Stats.Candidates += n
 	return out, nil
@@ -202,17 +215,25 @@ func (p *Pipeline) Leaderboard(size int) ([]Candidate, error) {
 	}
 	var lb []Candidate
 	for range c.Rounds1 {
-		cands, err := p.batch(c.Batch, xs, preds)
+		enter := math.Inf(1)
+		if len(lb) == size {
+			enter = lb[size-1].Pred
+		}
+		cands, err := p.batch(c.Batch, xs, preds, enter)
 		if err != nil {
 			return nil, err
 		}
 		lb = KeepClosest(lb, cands, size)
 	}
+	// Too few feasible candidates leave rejected ones at the end.
+	for len(lb) > 0 && math.IsInf(lb[len(lb)-1].Pred, 1) {
+		lb = lb[:len(lb)-1]
+	}
 	d := NewDiversifier(lb, p.Frame.Canon, c.CellM)
 	p.Stats.Diversity1 = d.Diversity()
 	if !c.NoDiversity {
 		for range c.Rounds2 {
-			cands, err := p.batch(c.Batch, xs, preds)
+			cands, err := p.batch(c.Batch, xs, preds, math.Nextafter(c.CriticalM-c.Margin, math.Inf(1)))
 			if err != nil {
 				return nil, err
 			}

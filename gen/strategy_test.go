@@ -275,3 +275,28 @@ func TestPipelineMargin(t *testing.T) {
 		t.Logf("margin %v: %d replacements, %d new tests", margin, st.Replacements, swapped)
 	}
 }
+
+// Candidates Feasible rejects never reach the leaderboard, in either
+// phase, and are counted.
+func TestPipelineFeasible(t *testing.T) {
+	f := canonicalFrame(t)
+	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	feasible := func(b []world.Box) bool { return b[0].Y >= 25 } // a stand-in rule: half the zone
+	p := &Pipeline{Config: PipelineConfig{Rounds1: 10, Rounds2: 10, Batch: 50}, Frame: f, Gen: f.Generator(valid),
+		Model: fakeModel{}, Rng: rand.New(rand.NewPCG(1, 2)), Feasible: feasible}
+	props, err := p.Propose(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(props) != 20 {
+		t.Fatalf("got %d proposals; want 20", len(props))
+	}
+	for i, pr := range props {
+		if !feasible(pr.Obstacles) {
+			t.Errorf("proposal %d %v: rejected by Feasible", i, pr.Obstacles)
+		}
+	}
+	if p.Stats.Infeasible == 0 {
+		t.Error("no candidate counted infeasible")
+	}
+}

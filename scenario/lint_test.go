@@ -94,6 +94,12 @@ func TestFeasibility(t *testing.T) {
 	if got := kinds(Feasibility{AccRadM: 0.3}.Check(m, []world.Box{beside(wp.X, wp.Y, 1.1)})); !slices.Equal(got, []LintKind{LintWaypoint}) {
 		t.Errorf("NAV_ACC_RAD 0.3, 1.1 m: got %v; want near-waypoint", got)
 	}
+	// The generators' margin: 1.1 m is too close, 1.6 m is not.
+	gm := Feasibility{WaypointM: GenerationWaypointM}
+	if gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.1)}) || !gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.6)}) {
+		t.Errorf("generation margin: 1.1 m feasible %v, 1.6 m feasible %v; want false, true",
+			gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.1)}), gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.6)}))
+	}
 }
 
 func TestUnspawnedAndDuplicates(t *testing.T) {

@@ -40,7 +40,8 @@ const (
 	// vary, far below what the vehicle can hold against.
 	DefaultGustMS = 0.3
 	// cacheVersion changes whenever what a cached dataset holds changes.
-	cacheVersion = 1
+	// 2: every test of a dataset is feasible (scenario.Feasibility).
+	cacheVersion = 2
 )
 
 // Config is one generation. The zero values of the optional fields mean

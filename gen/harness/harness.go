@@ -134,7 +134,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	z := frame.Zone
 	o.Zone = &Zone{LegA: [2]float64{z.Leg.A.X, z.Leg.A.Y}, LegB: [2]float64{z.Leg.B.X, z.Leg.B.Y}, S0: z.S0, S1: z.S1,
 		HalfWidthM: z.HalfWidth, AreaM2: z.Area(), ShiftM: frame.Shift}
-	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	rules := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	feasible := Feasible(cs)
+	valid := func(b []world.Box) bool { return rules(b) && feasible(b) }
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e7))
 
 	t0 := e.seconds()
@@ -170,7 +172,8 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 				return nil, err
 			}
 		}
-		pipe = &gen.Pipeline{Config: gen.PipelineConfig{Batch: cfg.Batch, Margin: cfg.MarginM}, Frame: frame, Gen: frame.Generator(valid), Model: model, Rng: rng}
+		pipe = &gen.Pipeline{Config: gen.PipelineConfig{Batch: cfg.Batch, Margin: cfg.MarginM}, Frame: frame, Gen: frame.Generator(rules), Model: model, Rng: rng,
+			Feasible: feasible}
 		if refine {
 			pipe.Config.Refine = &gen.Refine{Rounds: cfg.Rounds, Base: base, Train: surrogate.Config{Seed: cfg.Seed, ValFraction: -1}}
 		}
@@ -232,6 +235,18 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 	return o, nil
+}
+
+// Feasible returns the feasibility every generated test must have on the
+// mission of cs (competition.md §3.5: a mission that cannot be flown
+// without a violation is invalid): scenario.Feasibility with the mission's
+// NAV_ACC_RAD and the generators' waypoint margin,
+// scenario.GenerationWaypointM. Tests that fail it are never flown,
+// counted or written.
+func Feasible(cs *scenario.CaseStudy) func([]world.Box) bool {
+	f := scenario.Feasibility{AccRadM: cs.Params["NAV_ACC_RAD"], WaypointM: scenario.GenerationWaypointM}
+	m := cs.Mission
+	return func(b []world.Box) bool { return f.Feasible(m, b) }
 }
 
 // clearanceOf is the minimum clearance of a run; +Inf without obstacles.

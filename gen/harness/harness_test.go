@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -83,8 +84,8 @@ func TestRunDefaultPath(t *testing.T) {
 	if o.ModelS <= 0 || o.SimulateS <= 0 {
 		t.Errorf("wall times %v, %v; want them measured by the clock", o.ModelS, o.SimulateS)
 	}
-	datasets, _ := filepath.Glob(filepath.Join(dir, "datasets", "canonical-n20-seed1-gust0.3-t500-sim*-v1.csv"))
-	models, _ := filepath.Glob(filepath.Join(dir, "models", "model-*-seed1-v1.json"))
+	datasets, _ := filepath.Glob(filepath.Join(dir, "datasets", fmt.Sprintf("canonical-n20-seed1-gust0.3-t500-sim*-v%d.csv", cacheVersion)))
+	models, _ := filepath.Glob(filepath.Join(dir, "models", fmt.Sprintf("model-*-seed1-v%d.json", cacheVersion)))
 	if len(datasets) != 1 || len(models) != 1 {
 		t.Fatalf("cache holds datasets %v and models %v; want one of each", datasets, models)
 	}
@@ -122,6 +123,12 @@ func fileMap(t *testing.T, o *Outcome) map[string][]byte {
 	fs, err := o.Files()
 	if err != nil {
 		t.Fatal(err)
+	}
+	feasible := Feasible(o.cs)
+	for i, tc := range o.Tests {
+		if !feasible(tc.Obstacles) {
+			t.Errorf("test %d %v flown: infeasible", i, tc.Obstacles)
+		}
 	}
 	m := map[string][]byte{}
 	for _, f := range fs {
