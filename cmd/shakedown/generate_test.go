@@ -62,6 +62,7 @@ type generation struct {
 		Obstacles  []world.Box `json:"obstacles"`
 		Predicted  *float64    `json:"predicted_m"`
 		ClearanceM float64     `json:"clearance_m"`
+		TimedOut   bool        `json:"timed_out"`
 		Rank       int         `json:"rank"`
 	} `json:"tests"`
 }
@@ -110,9 +111,12 @@ func TestGenerateOutputFolder(t *testing.T) {
 	}
 	ranked := make([]int, g.Critical)
 	for i, tc := range g.Tests {
-		if tc.Rank >= 0 {
+		switch {
+		case tc.Rank >= 0 && tc.TimedOut:
+			t.Errorf("test %d timed out and was written as test_%d", i, tc.Rank)
+		case tc.Rank >= 0:
 			ranked[tc.Rank] = i
-		} else if tc.ClearanceM < 1.5 {
+		case tc.ClearanceM < 1.5 && !tc.TimedOut:
 			t.Errorf("critical test %d (%.2f m) not written", i, tc.ClearanceM)
 		}
 	}
@@ -179,7 +183,7 @@ func TestGenerateBaselines(t *testing.T) {
 	tmp := t.TempDir()
 	for _, s := range []string{"random", "constrained"} {
 		_, g, out := runGenerate(t, "mission5", "4", "--strategy", s, "--out", filepath.Join(tmp, s), "--report", "--runs", "1")
-		if !strings.Contains(out, "| mission5 | "+s+" | 4 |") || !strings.Contains(out, "hit rate | precision (1 runs)") {
+		if !strings.Contains(out, "| mission5 | "+s+" | 4 |") || !strings.Contains(out, "hit rate | precision first 20 (1 runs) | precision best 20") {
 			t.Errorf("%s: no report table in\n%s", s, out)
 		}
 		if g.Simulations != 4 {

@@ -25,7 +25,10 @@ type Test struct {
 	ClearanceM float64     `json:"clearance_m"`
 	Verdict    string      `json:"verdict"`
 	Completed  bool        `json:"completed"`
-	FlightS    float64     `json:"flight_time_s"`
+	// TimedOut marks a flight stopped at the time limit: never critical
+	// (the competition gives such runs no points, competition.md §3.4).
+	TimedOut bool    `json:"timed_out"`
+	FlightS  float64 `json:"flight_time_s"`
 	Rank       int         `json:"rank"` // index in the output folder; −1 when not written
 	// Repeats are the clearances of the repeated flights of a written test
 	// (Config.Report).
@@ -34,13 +37,23 @@ type Test struct {
 	result *run.Result // the flight; its trace is kept for the written tests only
 }
 
-// Report are the paper's measures (§VI) of one generation.
+// Report are the measures of one generation, as the paper (§VI) and the
+// competition (competition.md §4) take them.
 type Report struct {
-	HitRate float64 `json:"hit_rate"` // critical simulations / budget
-	// Precision is the share of written tests whose mean clearance over
-	// Runs fresh flights is below 1.5 m (§VI); NaN when none was written.
-	Precision OptFloat `json:"precision"`
-	Runs      int      `json:"runs"`
+	// HitRate is critical flights over simulations; a timed-out flight is
+	// never critical.
+	HitRate float64 `json:"hit_rate"`
+	Runs    int     `json:"runs"` // re-flights per evaluated test
+	// The two populations the competition evaluates, each test re-flown
+	// Runs times and confirmed when the mean distance of its re-flights
+	// that did not time out is under 1.5 m (score.Evaluate's critical):
+	// the first 20 written tests in output order (2025's rule), and the 20
+	// written tests with the best test score (Eq. 2) on their generation
+	// flight. Precision is the confirmed share; NaN when none was written.
+	First20 Population `json:"first20"`
+	Best20  Population `json:"best20"`
+	// RepeatsTimedOut counts the re-flights that hit the time limit.
+	RepeatsTimedOut int `json:"repeats_timed_out"`
 	// SurrogatePrecision is the share of flown tests predicted ≤ 1.5 m
 	// that the flight confirmed; NaN without predictions.
 	SurrogatePrecision OptFloat `json:"surrogate_precision"`
@@ -50,9 +63,18 @@ type Report struct {
 	// polygon unions); InputDiversityAll over every flown test's.
 	InputDiversity    float64 `json:"input_diversity"`
 	InputDiversityAll float64 `json:"input_diversity_all"`
-	// InputDiversity20 is Eq. 9 over the first 20 written tests, the
-	// suite the 2025/2026 competitions score.
-	InputDiversity20 float64 `json:"input_diversity_first20"`
+}
+
+// Population is one evaluated population of a generation's written tests.
+type Population struct {
+	Tests     []int    `json:"tests"` // ranks (test_N) of its members, in output order
+	Confirmed int      `json:"confirmed"`
+	Precision OptFloat `json:"precision"`
+	// InputDiversity is Eq. 9–11 and OutputDiversity Eq. 12–13 (DTW
+	// between the average trajectories of the re-flights, 2026's scale)
+	// of the members, as score.Evaluate computes them for 2026.
+	InputDiversity  float64 `json:"input_diversity"`
+	OutputDiversity float64 `json:"output_diversity"`
 }
 
 // Outcome is the result of one generation; its JSON form is the output
@@ -65,6 +87,7 @@ type Outcome struct {
 	Seed         uint64             `json:"seed"`
 	Simulations  int                `json:"simulations"`
 	Critical     int                `json:"critical"`
+	TimedOut     int                `json:"timed_out"` // flights stopped at the time limit, none of them critical
 	BestM        OptFloat           `json:"best_distance_m"`
 	Zone         *Zone              `json:"zone,omitempty"`
 	Pipeline     *gen.PipelineStats `json:"pipeline,omitempty"`
@@ -206,7 +229,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		for i, r := range res {
 			dist[i] = clearanceOf(r)
 			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: dist[i], Verdict: r.Verdict,
-				Completed: r.Completed, FlightS: r.FlightTimeS, Rank: -1, result: r}
+				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
+			if r.TimedOut {
+				// The strategy learns that the test found nothing.
+				dist[i] = math.Max(dist[i], run.CriticalM)
+			}
 			if !math.IsNaN(props[i].Pred) {
 				v := math.Round(props[i].Pred*1e4) / 1e4
 				t.Predicted = &v
@@ -257,13 +284,23 @@ func clearanceOf(r *run.Result) float64 {
 	return *r.MinClearanceM
 }
 
+// critical reports whether a flight found a failure: closer than 1.5 m,
+// and not stopped at the time limit.
+func (t *Test) critical() bool { return t.ClearanceM < run.CriticalM && !t.TimedOut }
+
 // rank orders the critical tests closest first (ties by the order they
-// were flown) and counts them.
+// were flown) and counts them and the timed-out flights.
 func rank(o *Outcome) {
 	o.order = o.order[:0]
-	for i, t := range o.Tests {
-		if t.ClearanceM < run.CriticalM {
+	o.TimedOut = 0
+	for i := range o.Tests {
+		t := &o.Tests[i]
+		t.Rank = -1
+		if t.critical() {
 			o.order = append(o.order, i)
+		}
+		if t.TimedOut {
+			o.TimedOut++
 		}
 		o.BestM = OptFloat(math.Min(float64(o.BestM), t.ClearanceM))
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/score"
 	"math"
 	"os"
 	"path/filepath"
@@ -96,7 +98,7 @@ func TestRunDefaultPath(t *testing.T) {
 	if want := float64(o.Critical) / 6; r.HitRate != want {
 		t.Errorf("hit rate %v; want %v", r.HitRate, want)
 	}
-	for _, i := range o.Written() {
+	for _, i := range o.Written() { // 6 tests: every written one is in both populations
 		if len(o.Tests[i].Repeats) != 2 {
 			t.Errorf("written test %d has %d repeats; want 2", i, len(o.Tests[i].Repeats))
 		}
@@ -383,39 +385,96 @@ func TestCache(t *testing.T) {
 	}
 }
 
-// The measures of a hand-made generation, worked out by hand: 4 flown
-// tests, 2 written (critical), predictions on 3.
+// The measures of a hand-made generation, worked out by hand: 25 critical
+// tests (written closest first), 3 passes and a flight that timed out
+// 0.05 m from a box, which is never critical. Ranks 0–4 flew 1000 s, so
+// their test scores are the lowest: the first 20 are ranks 0–19, the best
+// 20 by test score ranks 5–24. Re-flights: ranks 0–9 confirm (1 m), 10–19
+// do not (2 m), 20–24 fly 2 m twice and time out 0 m from a box once,
+// which must not make them critical.
 func TestMeasures(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
-	box := func(x float64) []world.Box {
-		return []world.Box{{L: 4, W: 4, H: 25, X: x, Y: 20}, {L: 4, W: 4, H: 25, X: x, Y: 40}}
+	box := func(k int) []world.Box {
+		x := -38 + 2.5*float64(k)
+		return []world.Box{{L: 2, W: 2, H: 25, X: x, Y: 12}, {L: 2, W: 3, H: 25, X: x, Y: 30}}
 	}
-	o := &Outcome{Budget: 4, BestM: OptFloat(math.Inf(1)), Tests: []Test{
-		{Obstacles: box(-10), ClearanceM: 1.0, Predicted: p(1.2)}, // predicted critical, confirmed
-		{Obstacles: box(0), ClearanceM: 2.0, Predicted: p(1.0)},   // predicted critical, not
-		{Obstacles: box(10), ClearanceM: 0.5, Predicted: p(2.5)},  // not predicted critical
-		{Obstacles: box(20), ClearanceM: 3.0},
-	}}
+	o := &Outcome{Budget: 29, Simulations: 29, BestM: OptFloat(math.Inf(1))}
+	for k := range 25 {
+		tc := Test{Obstacles: box(k), ClearanceM: 0.1 + 0.05*float64(k), FlightS: 100}
+		if k < 5 {
+			tc.FlightS = 1000
+		}
+		if k == 0 {
+			tc.Predicted = p(0.3) // predicted critical, confirmed; error 0.2
+		}
+		o.Tests = append(o.Tests, tc)
+	}
+	o.Tests = append(o.Tests,
+		Test{Obstacles: box(25), ClearanceM: 2.0, Predicted: p(1.0)}, // predicted critical, not; error −1
+		Test{Obstacles: box(26), ClearanceM: 3.0, Predicted: p(5.0)}, // error 2
+		Test{Obstacles: box(27), ClearanceM: 4.0},
+		Test{Obstacles: box(28), ClearanceM: 0.05, TimedOut: true})
 	rank(o)
-	if o.Critical != 2 || !slices.Equal(o.Written(), []int{2, 0}) || o.BestM != 0.5 {
-		t.Fatalf("critical %d, written %v, best %v; want 2, [2 0], 0.5", o.Critical, o.Written(), o.BestM)
+	if o.Critical != 25 || o.TimedOut != 1 || o.Tests[28].Rank != -1 || o.Tests[24].Rank != 24 {
+		t.Fatalf("critical %d, timed out %d, ranks %d and %d; want 25, 1, -1, 24", o.Critical, o.TimedOut, o.Tests[28].Rank, o.Tests[24].Rank)
 	}
-	r, err := Measures(o, nil, 2, [][]float64{{1.0, 1.4}, {1.8, 1.9}})
+	first, best := populations(o)
+	if !slices.Equal(first, seq(0, 20)) || !slices.Equal(best, seq(5, 25)) {
+		t.Fatalf("populations %v and %v; want ranks 0–19 and 5–24", first, best)
+	}
+	repeats := map[int][]score.Run{}
+	for k := range 25 {
+		path := []geom.Vec3{{}, {X: float64(k), Y: 10}, {X: float64(k), Y: 20 + float64(k)}}
+		run := func(d float64, to bool) score.Run {
+			return score.Run{ClearanceM: d, FlightTimeS: 100, TimedOut: to, Path: path}
+		}
+		switch {
+		case k < 10:
+			repeats[k] = []score.Run{run(1, false), run(1, false), run(1, false)}
+		case k < 20:
+			repeats[k] = []score.Run{run(2, false), run(2, false), run(2, false)}
+		default:
+			repeats[k] = []score.Run{run(2, false), run(2, false), run(0, true)}
+		}
+	}
+	r, err := Measures(o, nil, 3, repeats)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// RMSE over the three predictions: errors 0.2, −1.0, 2.0.
+	if r.HitRate != 25.0/29 || r.RepeatsTimedOut != 5 {
+		t.Errorf("hit rate %v, timed-out re-flights %d; want 25/29, 5", r.HitRate, r.RepeatsTimedOut)
+	}
+	if r.First20.Confirmed != 10 || r.First20.Precision != 0.5 || r.Best20.Confirmed != 5 || r.Best20.Precision != 0.25 {
+		t.Errorf("first 20: %d confirmed, precision %v; best 20: %d, %v; want 10, 0.5, 5, 0.25",
+			r.First20.Confirmed, r.First20.Precision, r.Best20.Confirmed, r.Best20.Precision)
+	}
+	if !slices.Equal(r.Best20.Tests, seq(5, 25)) {
+		t.Errorf("best 20 lists ranks %v", r.Best20.Tests)
+	}
+	// RMSE over the predictions: errors 0.2, −1.0, 2.0.
 	wantRMSE := math.Sqrt((0.04 + 1 + 4) / 3)
-	if r.HitRate != 0.5 || r.Precision != 0.5 || r.SurrogatePrecision != 0.5 || math.Abs(float64(r.RMSE)-wantRMSE) > 1e-12 {
-		t.Errorf("hit rate %v, precision %v, surrogate precision %v, RMSE %v; want 0.5, 0.5, 0.5, %v",
-			r.HitRate, r.Precision, r.SurrogatePrecision, r.RMSE, wantRMSE)
+	if r.SurrogatePrecision != 0.5 || math.Abs(float64(r.RMSE)-wantRMSE) > 1e-12 {
+		t.Errorf("surrogate precision %v, RMSE %v; want 0.5, %v", r.SurrogatePrecision, r.RMSE, wantRMSE)
 	}
-	if !math.IsNaN(float64(r.ValidationRMSE)) || !slices.Equal(o.Tests[2].Repeats, []float64{1.0, 1.4}) {
-		t.Errorf("validation RMSE %v, repeats %v", r.ValidationRMSE, o.Tests[2].Repeats)
+	if !math.IsNaN(float64(r.ValidationRMSE)) || !slices.Equal(o.Tests[21].Repeats, []float64{2, 2, 0}) {
+		t.Errorf("validation RMSE %v, repeats %v", r.ValidationRMSE, o.Tests[21].Repeats)
 	}
-	if !(r.InputDiversity > 0) || !(r.InputDiversityAll >= r.InputDiversity) || r.InputDiversity20 != r.InputDiversity {
-		t.Errorf("input diversity %v (all %v, first 20 %v)", r.InputDiversity, r.InputDiversityAll, r.InputDiversity20)
+	if !(r.First20.InputDiversity > 0) || !(r.First20.OutputDiversity > 0) || !(r.InputDiversityAll >= r.InputDiversity) {
+		t.Errorf("diversity: first 20 input %v output %v, all %v, written %v", r.First20.InputDiversity, r.First20.OutputDiversity,
+			r.InputDiversityAll, r.InputDiversity)
 	}
+	delete(repeats, 3)
+	if _, err := Measures(o, nil, 3, repeats); err == nil {
+		t.Error("a population member without re-flights: no error")
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 func TestOptFloat(t *testing.T) {
