@@ -29,7 +29,7 @@ type Test struct {
 	// (the competition gives such runs no points, competition.md §3.4).
 	TimedOut bool    `json:"timed_out"`
 	FlightS  float64 `json:"flight_time_s"`
-	Rank       int         `json:"rank"` // index in the output folder; −1 when not written
+	Rank     int     `json:"rank"` // index in the output folder; −1 when not written
 	// Repeats are the clearances of the repeated flights of a written test
 	// (Config.Report).
 	Repeats []float64 `json:"repeats_m,omitempty"`
