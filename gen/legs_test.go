@@ -2,6 +2,7 @@ package gen
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -95,5 +96,70 @@ func TestFramesDiagonal(t *testing.T) {
 	}
 	if len(fs) != 2 || fs[0].AreaM2() != fs[1].AreaM2() || Largest(fs).Index != 2 {
 		t.Errorf("legs %v, areas %v %v; want 2 and 3 with equal zones, 2 chosen", indices(fs), fs[0].AreaM2(), fs[len(fs)-1].AreaM2())
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, c := range []struct {
+		total   int
+		weights []float64
+		want    []int
+	}{
+		{10, []float64{1, 1, 1}, []int{4, 3, 3}},
+		{7, []float64{1000, 200, 1000, 200}, []int{3, 1, 3, 0}},
+		{10, []float64{3, 1}, []int{8, 2}},
+		{5, []float64{0, 1}, []int{0, 5}},
+		{5, nil, []int{}},
+	} {
+		if got := Split(c.total, c.weights); !slices.Equal(got, c.want) {
+			t.Errorf("Split(%d, %v) = %v; want %v", c.total, c.weights, got, c.want)
+		}
+	}
+}
+
+// Legs spreads the budget by weight, tags each proposal with its leg and
+// hands each leg's strategy its own results.
+func TestLegsStrategy(t *testing.T) {
+	path := testPath(t, "square")
+	fs, err := Frames(path, world.DefaultArea)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto := AutoLegs(fs)
+	if got := indices(auto); !slices.Equal(got, []int{3, 4, 5, 6}) {
+		t.Fatalf("auto legs %v; want 3–6 (leg 2 grazes the area)", got)
+	}
+	var subs []Strategy
+	var weights []float64
+	for i, f := range auto {
+		subs = append(subs, &Baseline{Draw: f.Generator(nil).Constrained, Frame: &auto[i], Rng: rand.New(rand.NewPCG(uint64(i), 1))})
+		weights = append(weights, f.AreaM2())
+	}
+	m := &Legs{Subs: subs, Weights: weights}
+	props, err := m.Propose(24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := make([]int, len(auto))
+	for _, p := range props {
+		count[p.Leg]++
+		// Obstacle 1 of a constrained test lies on its leg: within its
+		// zone's half-width of it.
+		f := auto[p.Leg]
+		if d := geom.PointSegmentDist(p.Obstacles[0].Center(), f.Zone.Leg.A, f.Zone.Leg.B); d > f.Zone.HalfWidth+1e-6 {
+			t.Errorf("leg %d test %v: obstacle 1 %.1f m from the leg", f.Index, p.Obstacles, d)
+		}
+	}
+	if !slices.Equal(count, []int{10, 2, 10, 2}) {
+		t.Errorf("tests per leg %v; want 10, 2, 10, 2 (zones 1000, 200, 1000, 200 m²)", count)
+	}
+	if err := m.Observe(make([]float64, 23)); err == nil {
+		t.Error("Observe with a result missing: no error")
+	}
+	if err := m.Observe(make([]float64, 24)); err != nil {
+		t.Fatal(err)
+	}
+	if more, _ := m.Propose(24); len(more) != 0 {
+		t.Errorf("a spent budget proposed %d more", len(more))
 	}
 }

@@ -15,6 +15,7 @@ type Proposal struct {
 	Obstacles []world.Box // mission frame: what is simulated
 	Canon     []world.Box // canonical frame; nil when the strategy has none
 	Pred      float64     // predicted minimum clearance, m; NaN when not predicted
+	Leg       int         // which of Legs.Subs proposed it; 0 outside Legs
 }
 
 // Strategy generates tests by reverse communication: it proposes tests,
