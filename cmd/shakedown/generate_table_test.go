@@ -155,7 +155,7 @@ func TestGenerateTable(t *testing.T) {
 				row := tableRow{Mission: j.mission, Strategy: j.strat, Budget: j.budget, Seed: j.seed, Critical: o.Critical, TimedOut: o.TimedOut,
 					HitRate: r.HitRate, PrecFirst: nanTo(float64(r.First20.Precision)), PrecBest: nanTo(float64(r.Best20.Precision)),
 					SurPrec: nanTo(float64(r.SurrogatePrecision)), RMSE: nanTo(float64(r.RMSE)),
-					DIn20: r.First20.InputDiversity, DOut20: r.First20.OutputDiversity, Legs: 1,
+					DIn20: r.First20.InputDiversity, DOut20: r.First20.OutputDiversity, Legs: len(o.Legs),
 					TrainSims: o.TrainingSims, GenerateS: o.GenerateS, SimulateS: o.SimulateS}
 				line, _ := json.Marshal(row)
 				mu.Lock()

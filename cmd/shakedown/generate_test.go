@@ -215,6 +215,9 @@ func TestGenerateBadInput(t *testing.T) {
 		{"unreadable model", []string{"mission2", "10", "--model", garbage}, "garbage.json:1"},
 		{"unknown strategy", []string{"mission2", "10", "--strategy", "genius"}, `--strategy "genius"`},
 		{"margin", []string{"mission2", "10", "--margin", "2"}, "--margin"},
+		{"legs not numbers", []string{"mission2", "10", "--legs", "two"}, `--legs "two"`},
+		{"a leg twice", []string{"mission2", "10", "--legs", "2,2"}, "2 twice"},
+		{"a leg outside the area", []string{"mission2", "10", "--strategy", "constrained", "--legs", "1"}, "placement area (2, 3)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := sh(t, append([]string{"generate", "--out", out}, c.args...)...)
@@ -320,5 +323,32 @@ func TestGenerateDefaultPath(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(second[1], "generation.json"))
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Error("the run from the cache wrote another generation.json")
+	}
+}
+
+// On a square with four legs in the placement area, every leg is tested by
+// default and named in the summary, and each has its generation.json;
+// --legs narrows it.
+func TestGenerateLegs(t *testing.T) {
+	tmp := t.TempDir()
+	plan := "../../gen/testdata/square.plan"
+	code, out, errOut := sh(t, "generate", plan, "8", "--strategy", "constrained", "--out", tmp)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	dir := folderLine.FindStringSubmatch(out)[1]
+	for _, leg := range []string{"leg 3 (5.0, 15.0) → (5.0, 35.0)", "leg 4 ", "leg 5 ", "leg 6 "} {
+		if !strings.Contains(errOut, leg) {
+			t.Errorf("summary lacks %q:\n%s", leg, errOut)
+		}
+	}
+	for _, leg := range []int{3, 4, 5, 6} {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("leg_%d", leg), "generation.json")); err != nil {
+			t.Error(err)
+		}
+	}
+	code, out, errOut = sh(t, "generate", plan, "4", "--strategy", "constrained", "--legs", "5", "--out", tmp)
+	if code != 0 || !strings.Contains(errOut, "leg 5 (-15.0, 35.0) → (-15.0, 15.0): zone 1000 m², 4 simulations") || strings.Contains(errOut, "leg 3") {
+		t.Errorf("--legs 5: exit %d\n%s%s", code, out, errOut)
 	}
 }

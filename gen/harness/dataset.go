@@ -227,10 +227,10 @@ func (e *env) missionDataset(frame gen.Frame) (surrogate.Dataset, error) {
 	if err != nil {
 		return surrogate.Dataset{}, err
 	}
-	name := fmt.Sprintf("mission-%s-%s-n%d-seed%d-gust%g-t%g-sim%s-v%d.csv", SafeName(cs.Name), hex.EncodeToString(h.Sum(nil))[:10],
-		cfg.DatasetN, DefaultDatasetSeed, cfg.GustMS, cfg.TimeoutS, fp, cacheVersion)
+	name := fmt.Sprintf("mission-%s-%s-leg%d-n%d-seed%d-gust%g-t%g-sim%s-v%d.csv", SafeName(cs.Name), hex.EncodeToString(h.Sum(nil))[:10],
+		frame.Index, cfg.DatasetN, DefaultDatasetSeed, cfg.GustMS, cfg.TimeoutS, fp, cacheVersion)
 	return cfg.Cache.Dataset(name, func() ([]byte, error) {
-		fmt.Fprintf(cfg.Log, "building the %s training dataset (%d flights%s)\n", cs.Name, cfg.DatasetN, e.cacheNote(name))
+		fmt.Fprintf(cfg.Log, "building the %s leg %d training dataset (%d flights%s)\n", cs.Name, frame.Index, cfg.DatasetN, e.cacheNote(name))
 		feasible := Feasible(cs)
 		g := frame.Generator(func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil && feasible(b) })
 		rng := rand.New(rand.NewPCG(DefaultDatasetSeed, 0xda7a))

@@ -30,6 +30,7 @@ type Test struct {
 	TimedOut bool    `json:"timed_out"`
 	FlightS  float64 `json:"flight_time_s"`
 	Rank     int     `json:"rank"` // index in the output folder; −1 when not written
+	Leg      int     `json:"leg"`  // the leg the test was generated for; 0 for the random strategy
 	// Repeats are the clearances of the repeated flights of a written test
 	// (Config.Report).
 	Repeats []float64 `json:"repeats_m,omitempty"`
@@ -89,8 +90,9 @@ type Outcome struct {
 	Critical     int                `json:"critical"`
 	TimedOut     int                `json:"timed_out"` // flights stopped at the time limit, none of them critical
 	BestM        OptFloat           `json:"best_distance_m"`
-	Zone         *Zone              `json:"zone,omitempty"`
-	Pipeline     *gen.PipelineStats `json:"pipeline,omitempty"`
+	// Legs are the legs tested, in mission order: none for the random
+	// strategy, which draws over the whole area.
+	Legs []LegOutcome `json:"legs"`
 	TrainingSims int                `json:"training_simulations"` // simulations of the datasets the model was trained on
 	Tests        []Test             `json:"tests"`
 	Report       *Report            `json:"report,omitempty"`
@@ -105,6 +107,17 @@ type Outcome struct {
 // Written returns the indices into Tests of the written tests, closest
 // first: test_0.yaml is Tests[Written()[0]].
 func (o *Outcome) Written() []int { return slices.Clone(o.order) }
+
+// LegOutcome is what a generation did on one leg.
+type LegOutcome struct {
+	Leg         int                `json:"leg"`   // 1 for the leg from the take-off point to the first item
+	Share       int                `json:"share"` // simulations the leg was given
+	Zone        Zone               `json:"zone"`
+	Simulations int                `json:"simulations"`
+	Critical    int                `json:"critical"`
+	TimedOut    int                `json:"timed_out"`
+	Pipeline    *gen.PipelineStats `json:"pipeline,omitempty"`
+}
 
 // Zone describes the canonical frame used.
 type Zone struct {
@@ -148,59 +161,54 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	cfg = cfg.withDefaults()
 	cs := cfg.CaseStudy
-	frame, err := gen.NewFrame(cs.Mission.Path(), world.DefaultArea)
+	frames, err := gen.Frames(cs.Mission.Path(), world.DefaultArea)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cs.Name, err)
+	}
+	if frames, err = cfg.Legs.pick(frames); err != nil {
 		return nil, fmt.Errorf("%s: %w", cs.Name, err)
 	}
 	e := &env{ctx: ctx, cfg: cfg}
 	o := &Outcome{Mission: cs.Name, Strategy: cfg.Strategy, Margin: cfg.MarginM, Budget: cfg.Budget, Seed: cfg.Seed, cs: cs, BestM: OptFloat(math.Inf(1))}
-	z := frame.Zone
-	o.Zone = &Zone{LegA: [2]float64{z.Leg.A.X, z.Leg.A.Y}, LegB: [2]float64{z.Leg.B.X, z.Leg.B.Y}, S0: z.S0, S1: z.S1,
-		HalfWidthM: z.HalfWidth, AreaM2: z.Area(), ShiftM: frame.Shift}
 	rules := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
 	feasible := Feasible(cs)
 	valid := func(b []world.Box) bool { return rules(b) && feasible(b) }
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e7))
 
 	t0 := e.seconds()
-	model, base := cfg.Model, cfg.Data
 	var strat gen.Strategy
-	var pipe *gen.Pipeline
-	switch cfg.Strategy {
-	case StratRandom:
-		leg, err := gen.LongestLeg(cs.Mission.Path(), world.DefaultArea)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cs.Name, err)
+	var model *surrogate.Model
+	var pipes []*gen.Pipeline
+	if cfg.Strategy == StratRandom {
+		// Uniform over the whole area: no leg of its own.
+		g := gen.Generator{Area: world.DefaultArea, Valid: valid}
+		strat = &gen.Baseline{Draw: g.Random, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x6e7))}
+	} else {
+		weights := make([]float64, len(frames))
+		subs := make([]gen.Strategy, len(frames))
+		for k := range frames {
+			weights[k] = frames[k].AreaM2()
 		}
-		g := gen.Generator{Leg: leg, Area: world.DefaultArea, Valid: valid}
-		strat = &gen.Baseline{Draw: g.Random, Rng: rng}
-	case StratConstrained:
-		strat = &gen.Baseline{Draw: frame.Generator(valid).Constrained, Frame: &frame, Rng: rng}
-	default:
-		missionModel := cfg.Strategy == StratMission || cfg.Strategy == StratMissionActive
-		refine := cfg.Strategy == StratActive || cfg.Strategy == StratMissionActive
-		if base.Len() == 0 && (model == nil || refine) {
-			if missionModel {
-				base, err = e.missionDataset(frame)
-			} else {
-				base, err = e.canonicalDataset()
-			}
+		shares := gen.Split(cfg.Budget, weights)
+		for k := range frames {
+			f := frames[k]
+			// Each leg draws from its own stream, so that adding a leg
+			// leaves the others' tests as they were.
+			rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e7+uint64(f.Index)<<32))
+			sub, pipe, m, sims, err := e.legStrategy(f, rules, feasible, valid, rng)
 			if err != nil {
 				return nil, err
 			}
-			o.TrainingSims = cfg.DatasetN
-		}
-		if model == nil {
-			if model, err = cfg.Cache.Model(base); err != nil {
-				return nil, err
+			if model == nil {
+				model = m
 			}
+			subs[k] = sub
+			pipes = append(pipes, pipe)
+			o.TrainingSims += sims
+			z := f.Zone
+			o.Legs = append(o.Legs, LegOutcome{Leg: f.Index, Share: shares[k], Zone: Zone{LegA: [2]float64{z.Leg.A.X, z.Leg.A.Y}, LegB: [2]float64{z.Leg.B.X, z.Leg.B.Y},
+				S0: z.S0, S1: z.S1, HalfWidthM: z.HalfWidth, AreaM2: f.AreaM2(), ShiftM: f.Shift}})
 		}
-		pipe = &gen.Pipeline{Config: gen.PipelineConfig{Batch: cfg.Batch, Margin: cfg.MarginM}, Frame: frame, Gen: frame.Generator(rules), Model: model, Rng: rng,
-			Feasible: feasible}
-		if refine {
-			pipe.Config.Refine = &gen.Refine{Rounds: cfg.Rounds, Base: base, Train: surrogate.Config{Seed: cfg.Seed, ValFraction: -1}}
-		}
-		strat = pipe
+		strat = &gen.Legs{Subs: subs, Weights: weights}
 	}
 	o.ModelS = e.since(t0)
 
@@ -228,7 +236,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		dist := make([]float64, len(res))
 		for i, r := range res {
 			dist[i] = clearanceOf(r)
-			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: dist[i], Verdict: r.Verdict,
+			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: dist[i], Verdict: r.Verdict, Leg: legOf(o, props[i]),
 				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
 			if r.TimedOut {
 				// The strategy learns that the test found nothing.
@@ -251,9 +259,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	if pipe != nil {
-		st := pipe.Stats
-		o.Pipeline = &st
+	for k, p := range pipes {
+		if p != nil {
+			st := p.Stats
+			o.Legs[k].Pipeline = &st
+		}
 	}
 	rank(o)
 	if cfg.Report {
@@ -262,6 +272,56 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 	return o, nil
+}
+
+// legStrategy builds the strategy of cfg.Strategy (not random) for one
+// leg's frame, training its surrogate when it needs one and has none, and
+// returns it with its pipeline (nil for the constrained baseline), its
+// model and the simulations its training data cost.
+func (e *env) legStrategy(f gen.Frame, rules, feasible, valid func([]world.Box) bool, rng *rand.Rand) (gen.Strategy, *gen.Pipeline, *surrogate.Model, int, error) {
+	cfg := e.cfg
+	if cfg.Strategy == StratConstrained {
+		return &gen.Baseline{Draw: f.Generator(valid).Constrained, Frame: &f, Rng: rng}, nil, nil, 0, nil
+	}
+	missionModel := cfg.Strategy == StratMission || cfg.Strategy == StratMissionActive
+	refine := cfg.Strategy == StratActive || cfg.Strategy == StratMissionActive
+	model, base := cfg.Model, cfg.Data
+	sims := 0
+	var err error
+	if base.Len() == 0 && (model == nil || refine) {
+		if missionModel {
+			base, err = e.missionDataset(f)
+		} else {
+			base, err = e.canonicalDataset()
+		}
+		if err != nil {
+			return nil, nil, nil, 0, err
+		}
+		if missionModel || !e.canonicalCounted {
+			sims = cfg.DatasetN
+			e.canonicalCounted = e.canonicalCounted || !missionModel
+		}
+	}
+	if model == nil {
+		if model, err = cfg.Cache.Model(base); err != nil {
+			return nil, nil, nil, 0, err
+		}
+	}
+	pipe := &gen.Pipeline{Config: gen.PipelineConfig{Batch: cfg.Batch, Margin: cfg.MarginM}, Frame: f, Gen: f.Generator(rules), Model: model, Rng: rng,
+		Feasible: feasible}
+	if refine {
+		pipe.Config.Refine = &gen.Refine{Rounds: cfg.Rounds, Base: base, Train: surrogate.Config{Seed: cfg.Seed, ValFraction: -1}}
+	}
+	return pipe, pipe, model, sims, nil
+}
+
+// legOf is the leg (Frame.Index) a proposal was generated for; 0 for the
+// random strategy, which has none.
+func legOf(o *Outcome, p gen.Proposal) int {
+	if len(o.Legs) == 0 {
+		return 0
+	}
+	return o.Legs[p.Leg].Leg
 }
 
 // Feasible returns the feasibility every generated test must have on the
@@ -293,6 +353,10 @@ func (t *Test) critical() bool { return t.ClearanceM < run.CriticalM && !t.Timed
 func rank(o *Outcome) {
 	o.order = o.order[:0]
 	o.TimedOut = 0
+	for k := range o.Legs {
+		l := &o.Legs[k]
+		l.Simulations, l.Critical, l.TimedOut = 0, 0, 0
+	}
 	for i := range o.Tests {
 		t := &o.Tests[i]
 		t.Rank = -1
@@ -301,6 +365,17 @@ func rank(o *Outcome) {
 		}
 		if t.TimedOut {
 			o.TimedOut++
+		}
+		for k := range o.Legs {
+			if l := &o.Legs[k]; l.Leg == t.Leg {
+				l.Simulations++
+				if t.critical() {
+					l.Critical++
+				}
+				if t.TimedOut {
+					l.TimedOut++
+				}
+			}
 		}
 		o.BestM = OptFloat(math.Min(float64(o.BestM), t.ClearanceM))
 	}
@@ -315,6 +390,9 @@ func rank(o *Outcome) {
 type env struct {
 	ctx context.Context
 	cfg Config
+	// canonicalCounted is set once the canonical dataset's simulations are
+	// in Outcome.TrainingSims: the legs share it.
+	canonicalCounted bool
 }
 
 // fly flies the mission cs with each of boxes once, with the seeds of

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/shakedown-robotics/shakedown/geom"
@@ -68,8 +69,13 @@ func TestRunDefaultPath(t *testing.T) {
 	if o.Strategy != StratSurrogate || o.Simulations != 6 || len(o.Tests) != 6 || o.TrainingSims != 20 {
 		t.Errorf("strategy %s, %d simulations, %d tests, %d training; want surrogate, 6, 6, 20", o.Strategy, o.Simulations, len(o.Tests), o.TrainingSims)
 	}
-	if o.Pipeline == nil || o.Pipeline.Candidates == 0 {
-		t.Errorf("pipeline stats %+v; want the candidates predicted", o.Pipeline)
+	if len(o.Legs) != 2 || o.Legs[0].Leg != 2 || o.Legs[1].Leg != 3 || o.Legs[0].Share+o.Legs[1].Share != 6 {
+		t.Fatalf("legs %+v; want mission2's legs 2 and 3 sharing the budget", o.Legs)
+	}
+	for _, l := range o.Legs {
+		if l.Pipeline == nil || l.Pipeline.Candidates == 0 || l.Simulations != l.Share {
+			t.Errorf("leg %d: pipeline stats %+v, %d simulations of %d; want the candidates predicted and the share spent", l.Leg, l.Pipeline, l.Simulations, l.Share)
+		}
 	}
 	for i, tc := range o.Tests {
 		if tc.Predicted == nil || len(tc.Obstacles) != 2 {
@@ -136,8 +142,32 @@ func fileMap(t *testing.T, o *Outcome) map[string][]byte {
 	for _, f := range fs {
 		m[f.Name] = f.Data
 	}
-	if len(fs) != 2+2*o.Critical || m["generation.json"] == nil || m[SafeName(o.Mission)+".plan"] == nil {
-		t.Errorf("%d files for %d critical tests; want the plan, generation.json and a YAML and a PNG each", len(fs), o.Critical)
+	if len(fs) != 2+2*o.Critical+len(o.Legs) || m["generation.json"] == nil || m[SafeName(o.Mission)+".plan"] == nil {
+		t.Errorf("%d files for %d critical tests and %d legs; want the plan, generation.json, a YAML and a PNG each, a generation.json per leg",
+			len(fs), o.Critical, len(o.Legs))
+	}
+	perLeg := 0
+	for _, l := range o.Legs {
+		var lg struct {
+			Leg         int    `json:"leg"`
+			Simulations int    `json:"simulations"`
+			Tests       []Test `json:"tests"`
+		}
+		if err := json.Unmarshal(m[fmt.Sprintf("leg_%d/generation.json", l.Leg)], &lg); err != nil {
+			t.Fatalf("leg_%d/generation.json: %v", l.Leg, err)
+		}
+		for _, tc := range lg.Tests {
+			if tc.Leg != l.Leg {
+				t.Errorf("leg_%d/generation.json holds a test of leg %d", l.Leg, tc.Leg)
+			}
+		}
+		if lg.Leg != l.Leg || len(lg.Tests) != l.Simulations {
+			t.Errorf("leg_%d/generation.json: leg %d, %d tests; want %d", l.Leg, lg.Leg, len(lg.Tests), l.Simulations)
+		}
+		perLeg += len(lg.Tests)
+	}
+	if len(o.Legs) > 0 && perLeg != len(o.Tests) {
+		t.Errorf("the legs' files hold %d tests of %d", perLeg, len(o.Tests))
 	}
 	prev := -1.0
 	for r, i := range o.Written() {
@@ -172,20 +202,20 @@ func TestRunMissionActive(t *testing.T) {
 	dir := t.TempDir()
 	var log bytes.Buffer
 	o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission4"), Budget: 5, Strategy: StratMissionActive, Seed: 2,
-		Batch: 10, Rounds: 2, DatasetN: 12, MarginM: 0.3, Runner: runner(2), Cache: &Cache{Dir: dir}, Log: &log})
+		Batch: 10, Rounds: 2, DatasetN: 12, MarginM: 0.3, Legs: LegChoice{List: []int{4}}, Runner: runner(2), Cache: &Cache{Dir: dir}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Simulations != 5 || o.TrainingSims != 12 || o.Margin != 0.3 {
 		t.Errorf("%d simulations, %d training, margin %v; want 5, 12, 0.3", o.Simulations, o.TrainingSims, o.Margin)
 	}
-	if o.Pipeline == nil || o.Pipeline.Retrains == 0 {
-		t.Errorf("pipeline %+v; want retrainings", o.Pipeline)
+	if len(o.Legs) != 1 || o.Legs[0].Pipeline == nil || o.Legs[0].Pipeline.Retrains == 0 {
+		t.Errorf("legs %+v; want leg 4 alone, with retrainings", o.Legs)
 	}
-	if !strings.Contains(log.String(), "building the mission4 training dataset (12 flights") {
+	if !strings.Contains(log.String(), "building the mission4 leg 4 training dataset (12 flights") {
 		t.Errorf("log %q", log.String())
 	}
-	if ds, _ := filepath.Glob(filepath.Join(dir, "datasets", "mission-mission4-*-n12-seed1-*.csv")); len(ds) != 1 {
+	if ds, _ := filepath.Glob(filepath.Join(dir, "datasets", "mission-mission4-*-leg4-n12-seed1-*.csv")); len(ds) != 1 {
 		t.Errorf("cached mission datasets %v; want one", ds)
 	}
 	fileMap(t, o)
@@ -200,8 +230,13 @@ func TestRunBaselines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Simulations != 4 || o.Pipeline != nil || o.Report == nil {
-				t.Fatalf("%d simulations, pipeline %v, report %v", o.Simulations, o.Pipeline, o.Report)
+			if o.Simulations != 4 || o.Report == nil || (s == StratRandom) != (len(o.Legs) == 0) {
+				t.Fatalf("%d simulations, legs %v, report %v", o.Simulations, o.Legs, o.Report)
+			}
+			for _, l := range o.Legs {
+				if l.Pipeline != nil {
+					t.Errorf("leg %d has pipeline stats", l.Leg)
+				}
 			}
 			for i, tc := range o.Tests {
 				if tc.Predicted != nil {
