@@ -2,10 +2,10 @@ package harness
 
 import (
 	"fmt"
-	"strconv"
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 

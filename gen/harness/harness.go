@@ -81,22 +81,22 @@ type Population struct {
 // Outcome is the result of one generation; its JSON form is the output
 // folder's generation.json.
 type Outcome struct {
-	Mission      string             `json:"mission"`
-	Strategy     string             `json:"strategy"`
-	Margin       float64            `json:"margin_m,omitempty"`
-	Budget       int                `json:"budget"`
-	Seed         uint64             `json:"seed"`
-	Simulations  int                `json:"simulations"`
-	Critical     int                `json:"critical"`
-	TimedOut     int                `json:"timed_out"` // flights stopped at the time limit, none of them critical
-	BestM        OptFloat           `json:"best_distance_m"`
+	Mission     string   `json:"mission"`
+	Strategy    string   `json:"strategy"`
+	Margin      float64  `json:"margin_m,omitempty"`
+	Budget      int      `json:"budget"`
+	Seed        uint64   `json:"seed"`
+	Simulations int      `json:"simulations"`
+	Critical    int      `json:"critical"`
+	TimedOut    int      `json:"timed_out"` // flights stopped at the time limit, none of them critical
+	BestM       OptFloat `json:"best_distance_m"`
 	// Legs are the legs tested, in mission order: none for the random
 	// strategy, which draws over the whole area.
-	Legs []LegOutcome `json:"legs"`
-	TrainingSims int                `json:"training_simulations"` // simulations of the datasets the model was trained on
-	Tests        []Test             `json:"tests"`
-	Report       *Report            `json:"report,omitempty"`
-	Folder       string             `json:"output_folder,omitempty"` // set by whoever writes the folder
+	Legs         []LegOutcome `json:"legs"`
+	TrainingSims int          `json:"training_simulations"` // simulations of the datasets the model was trained on
+	Tests        []Test       `json:"tests"`
+	Report       *Report      `json:"report,omitempty"`
+	Folder       string       `json:"output_folder,omitempty"` // set by whoever writes the folder
 	// Wall times, s (informational; not in the files).
 	ModelS, GenerateS, SimulateS float64 `json:"-"`
 
