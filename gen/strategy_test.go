@@ -300,3 +300,41 @@ func TestPipelineFeasible(t *testing.T) {
 		t.Error("no candidate counted infeasible")
 	}
 }
+
+// BenchmarkPipelineCandidates measures the pipeline's search: candidates
+// drawn, checked against the rules and predicted (the paper's surrogate
+// architecture, trained briefly), the feasibility of those that would
+// enter the leaderboard checked, per second.
+func BenchmarkPipelineCandidates(b *testing.B) {
+	cs, _ := scenario.Builtin("mission2")
+	f, err := NewFrame(cs.Mission.Path(), world.DefaultArea)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := f.Generator(nil)
+	rng := rand.New(rand.NewPCG(1, 1))
+	var d surrogate.Dataset
+	for range 300 {
+		tc, _ := g.Constrained(rng)
+		x := Features(tc.Obstacles)
+		d.X = append(d.X, x)
+		d.Y = append(d.Y, math.Abs(x[2]+5))
+	}
+	m, err := surrogate.Train(d, surrogate.Config{Seed: 1, Epochs: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	valid := func(bx []world.Box) bool { return scenario.DefaultRules.Check(bx) == nil }
+	feas := scenario.Feasibility{WaypointM: scenario.GenerationWaypointM}
+	b.ReportAllocs()
+	cands := 0
+	for b.Loop() {
+		p := &Pipeline{Config: PipelineConfig{Rounds1: 5, Rounds2: 5, Batch: 500}, Frame: f, Gen: f.Generator(valid), Model: m,
+			Rng: rand.New(rand.NewPCG(1, 2)), Feasible: func(bx []world.Box) bool { return feas.Feasible(cs.Mission, bx) }}
+		if _, err := p.Leaderboard(100); err != nil {
+			b.Fatal(err)
+		}
+		cands += p.Stats.Candidates
+	}
+	b.ReportMetric(float64(cands)/b.Elapsed().Seconds(), "candidates/s")
+}

@@ -25,10 +25,14 @@ const (
 	StratActive        = "active"         // the pipeline in rounds, retraining the surrogate on each round's flights
 	StratMission       = "mission"        // the pipeline with a surrogate trained on the mission itself
 	StratMissionActive = "mission-active" // both
+	// StratLocal seeds with the pipeline, then searches around the failures
+	// found with the simulator (gen.Local), and orders the written tests
+	// for output diversity (beyond the paper).
+	StratLocal = "local"
 )
 
 // Strategies lists the strategies, in the order the CLI documents them.
-var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive}
+var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive, StratLocal}
 
 // Defaults of the training data (paper §IV-C: 2716 constrained-random tests
 // of the canonical mission), of the refinement and of the confirmation.

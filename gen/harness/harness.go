@@ -90,6 +90,7 @@ type Outcome struct {
 	Critical    int      `json:"critical"`
 	TimedOut    int      `json:"timed_out"` // flights stopped at the time limit, none of them critical
 	BestM       OptFloat `json:"best_distance_m"`
+	Local *gen.LocalStats `json:"local_search,omitempty"`
 	// Legs are the legs tested, in mission order: none for the random
 	// strategy, which draws over the whole area.
 	Legs         []LegOutcome `json:"legs"`
@@ -210,6 +211,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 		strat = &gen.Legs{Subs: subs, Weights: weights}
 	}
+	var local *gen.Local
+	if cfg.Strategy == StratLocal {
+		local = &gen.Local{Inner: strat, Valid: valid, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x10ca1))}
+		strat = local
+	}
 	o.ModelS = e.since(t0)
 
 	// Spend the budget: propose, fly, observe.
@@ -266,6 +272,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 	rank(o)
+	if local != nil {
+		st := local.Stats
+		o.Local = &st
+		diverseOrder(o)
+	}
 	if cfg.Report {
 		if err := e.report(o, model); err != nil {
 			return nil, err

@@ -172,6 +172,9 @@ func fileMap(t *testing.T, o *Outcome) map[string][]byte {
 	prev := -1.0
 	for r, i := range o.Written() {
 		tc := o.Tests[i]
+		if o.Strategy == StratLocal {
+			prev = -1 // ordered for output diversity
+		}
 		if tc.Rank != r || tc.ClearanceM < prev || tc.ClearanceM >= run.CriticalM {
 			t.Errorf("test_%d: rank %d, %.3f m after %.3f m; want critical tests closest first", r, tc.Rank, tc.ClearanceM, prev)
 		}
@@ -522,4 +525,24 @@ func TestOptFloat(t *testing.T) {
 			t.Errorf("%v: got %s; want %s", c.v, b, c.want)
 		}
 	}
+}
+
+// The local search seeds with the pipeline on every leg, spends the rest
+// of the budget on mutants (no prediction, the leg of their parent), and
+// writes only feasible critical tests.
+func TestRunLocal(t *testing.T) {
+	o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission2"), Budget: 10, Strategy: StratLocal, Seed: 2,
+		Batch: 10, DatasetN: 12, Runner: runner(2), Cache: &Cache{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Simulations != 10 || o.Local == nil || o.Local.Seeds != 3 || o.Local.Seeds+o.Local.Mutants != 10 {
+		t.Fatalf("%d simulations, local search %+v; want 10: 3 seeds and 7 mutants", o.Simulations, o.Local)
+	}
+	for i, tc := range o.Tests {
+		if (tc.Predicted == nil) != (i >= 3) || tc.Leg != 2 && tc.Leg != 3 {
+			t.Errorf("test %d: prediction %v, leg %d; want predictions on the 3 seeds alone, legs 2 or 3", i, tc.Predicted, tc.Leg)
+		}
+	}
+	fileMap(t, o)
 }

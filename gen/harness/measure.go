@@ -9,8 +9,10 @@ import (
 
 	"github.com/shakedown-robotics/shakedown/gen"
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
+	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/score"
+	"github.com/shakedown-robotics/shakedown/score/dtw"
 	"github.com/shakedown-robotics/shakedown/trace"
 	"github.com/shakedown-robotics/shakedown/world"
 )
@@ -189,4 +191,77 @@ func evaluate(o *Outcome, members []int, repeats map[int][]score.Run) (Populatio
 	p.Precision = OptFloat(float64(p.Confirmed) / float64(len(members)))
 	p.InputDiversity, p.OutputDiversity = res.InputDiversity, res.OutputDiversity
 	return p, nil
+}
+
+// DiverseBelowM is the distance under which the local strategy orders its
+// written tests for output diversity: failures this close confirm on
+// re-flights nearly always, so the first 20 can be picked for how their
+// trajectories differ without costing precision. Tests between it and
+// 1.5 m follow, closest first.
+const DiverseBelowM = 1.0
+
+// dtwBand is the Sakoe–Chiba band of the ordering's DTW distances, in
+// 0.5-s points (20 s): enough for flights of one mission, and it keeps
+// the ordering to a fraction of a second.
+const dtwBand = 40
+
+// diverseOrder reorders o's written tests (beyond the paper): of those
+// closer than DiverseBelowM, the closest first, then greedily the one
+// whose flight path is farthest (DTW, the smallest distance to a test
+// already picked) from those before it, up to PopulationSize; then the
+// rest closest first. Ties go to the earlier test in the closest-first
+// order.
+func diverseOrder(o *Outcome) {
+	var close, rest []int
+	for _, i := range o.order {
+		if o.Tests[i].ClearanceM < DiverseBelowM {
+			close = append(close, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(close) < 3 {
+		return
+	}
+	paths := make([][]geom.Vec3, len(close))
+	for k, i := range close {
+		if r := o.Tests[i].result; r != nil {
+			paths[k] = trace.Positions(trace.Resample(r.Trace, trace.AerialistPeriodS))
+		}
+	}
+	var ws dtw.Workspace
+	minD := make([]float64, len(close))
+	for k := range minD {
+		minD[k] = math.Inf(1)
+	}
+	picked := make([]bool, len(close))
+	order := []int{close[0]}
+	picked[0] = true
+	last := 0
+	for len(order) < min(PopulationSize, len(close)) {
+		best := -1
+		for k := range close {
+			if picked[k] {
+				continue
+			}
+			if len(paths[k]) > 0 && len(paths[last]) > 0 {
+				minD[k] = math.Min(minD[k], ws.Distance(paths[k], paths[last], dtwBand))
+			}
+			if best < 0 || minD[k] > minD[best] {
+				best = k
+			}
+		}
+		picked[best] = true
+		order = append(order, close[best])
+		last = best
+	}
+	for k, i := range close {
+		if !picked[k] {
+			order = append(order, i)
+		}
+	}
+	o.order = append(order, rest...)
+	for r, i := range o.order {
+		o.Tests[i].Rank = r
+	}
 }
