@@ -81,16 +81,16 @@ type Population struct {
 // Outcome is the result of one generation; its JSON form is the output
 // folder's generation.json.
 type Outcome struct {
-	Mission     string   `json:"mission"`
-	Strategy    string   `json:"strategy"`
-	Margin      float64  `json:"margin_m,omitempty"`
-	Budget      int      `json:"budget"`
-	Seed        uint64   `json:"seed"`
-	Simulations int      `json:"simulations"`
-	Critical    int      `json:"critical"`
-	TimedOut    int      `json:"timed_out"` // flights stopped at the time limit, none of them critical
-	BestM       OptFloat `json:"best_distance_m"`
-	Local *gen.LocalStats `json:"local_search,omitempty"`
+	Mission     string          `json:"mission"`
+	Strategy    string          `json:"strategy"`
+	Margin      float64         `json:"margin_m,omitempty"`
+	Budget      int             `json:"budget"`
+	Seed        uint64          `json:"seed"`
+	Simulations int             `json:"simulations"`
+	Critical    int             `json:"critical"`
+	TimedOut    int             `json:"timed_out"` // flights stopped at the time limit, none of them critical
+	BestM       OptFloat        `json:"best_distance_m"`
+	Local       *gen.LocalStats `json:"local_search,omitempty"`
 	// Legs are the legs tested, in mission order: none for the random
 	// strategy, which draws over the whole area.
 	Legs         []LegOutcome `json:"legs"`
