@@ -14,7 +14,7 @@ import (
 // named.
 type LocalConfig struct {
 	// SeedShare is the share of the budget spent on the inner strategy
-	// before the search turns to mutants; 0 = 0.3.
+	// before the search turns to mutants; 0 = DefaultSeedShare.
 	SeedShare float64
 	// Round is how many mutants are proposed between observations; 0 =
 	// a tenth of the budget, at least 5.
@@ -34,9 +34,20 @@ type LocalConfig struct {
 	Tries int
 }
 
+// DefaultSeedShare is the share of the budget the local search spends on
+// its inner strategy: enough tests of the pipeline to find failures on
+// every leg, the rest kept for the search around them.
+const DefaultSeedShare = 0.3
+
+// SeedCount is how many of budget tests the search takes from its inner
+// strategy.
+func (c LocalConfig) SeedCount(budget int) int {
+	return int(math.Round(c.withDefaults(budget).SeedShare * float64(budget)))
+}
+
 func (c LocalConfig) withDefaults(budget int) LocalConfig {
 	if c.SeedShare == 0 {
-		c.SeedShare = 0.3
+		c.SeedShare = DefaultSeedShare
 	}
 	if c.Round == 0 {
 		c.Round = max(5, budget/10)
@@ -113,8 +124,7 @@ func (l *Local) Propose(max int) ([]Proposal, error) {
 	l.last, l.lastInner = nil, 0
 	if !l.seeded {
 		l.seeded = true
-		n := int(math.Round(l.cfg.SeedShare * float64(max)))
-		if n > 0 {
+		if n := l.Config.SeedCount(max); n > 0 {
 			ps, err := l.Inner.Propose(n)
 			if err != nil {
 				return nil, err

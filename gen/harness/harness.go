@@ -112,7 +112,7 @@ func (o *Outcome) Written() []int { return slices.Clone(o.order) }
 // LegOutcome is what a generation did on one leg.
 type LegOutcome struct {
 	Leg         int                `json:"leg"`   // 1 for the leg from the take-off point to the first item
-	Share       int                `json:"share"` // simulations the leg was given
+	Share       int                `json:"share"` // simulations the leg was given (local: of the seeds; its mutants go where the failures are)
 	Zone        Zone               `json:"zone"`
 	Simulations int                `json:"simulations"`
 	Critical    int                `json:"critical"`
@@ -189,7 +189,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		for k := range frames {
 			weights[k] = frames[k].AreaM2()
 		}
-		shares := gen.Split(cfg.Budget, weights)
+		spend := cfg.Budget
+		if cfg.Strategy == StratLocal {
+			spend = gen.LocalConfig{}.SeedCount(cfg.Budget) // the legs' split of the seeds; mutants follow the failures
+		}
+		shares := gen.Split(spend, weights)
 		for k := range frames {
 			f := frames[k]
 			// Each leg draws from its own stream, so that adding a leg
