@@ -95,8 +95,9 @@ func TestGenerateOutputFolder(t *testing.T) {
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "gen")
 	// The constrained generator (no model): with the avoidance planner of
-	// the PX4-fidelity simulator, 2 of these 20 tests come closer than 1.5 m.
-	dir, g, stdout := runGenerate(t, "canonical", "20", "--strategy", "constrained", "--seed", "4", "--out", out, "--cache-dir", filepath.Join(tmp, "cache"))
+	// the PX4-fidelity simulator, 1 of these 20 tests comes closer than 1.5 m
+	// without timing out (seed 4 gave only a flight that timed out).
+	dir, g, stdout := runGenerate(t, "canonical", "20", "--strategy", "constrained", "--seed", "2", "--out", out, "--cache-dir", filepath.Join(tmp, "cache"))
 	if !regexp.MustCompile(`^\d\d-\d\d-\d\d-\d\d-\d\d(-\d+)?$`).MatchString(filepath.Base(dir)) || filepath.Dir(dir) != out {
 		t.Errorf("output folder %s; want %s/<dd-mm-HH-MM-SS>", dir, out)
 	}
