@@ -49,11 +49,18 @@ type Baseline struct {
 
 var _ Strategy = (*Baseline)(nil)
 
+// baselineRetries is how many more times a baseline draws after the
+// generator gave up on a test (ErrNoTest) before it fails.
+const baselineRetries = 10
+
 // Propose draws max tests.
 func (s *Baseline) Propose(max int) ([]Proposal, error) {
 	out := make([]Proposal, 0, max)
 	for range max {
 		t, err := s.Draw(s.Rng)
+		for k := 0; errors.Is(err, ErrNoTest) && k < baselineRetries; k++ {
+			t, err = s.Draw(s.Rng)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -150,6 +157,8 @@ type PipelineStats struct {
 	// Infeasible counts the candidates that would have entered the
 	// leaderboard but fail Feasible.
 	Infeasible int
+	// NoTest counts the draws the generator gave up (ErrNoTest).
+	NoTest int
 }
 
 var _ Strategy = (*Pipeline)(nil)
@@ -176,9 +185,16 @@ func (p *Pipeline) defaults() PipelineConfig {
 func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64, enter float64) ([]Candidate, error) {
 	out := make([]Candidate, n)
 	xs = xs[:n]
+	failed := make([]bool, n)
 	for i := range out {
 		t, err := p.Gen.Constrained(p.Rng)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNoTest):
+			// A zone that hardly holds a test (a leg grazing the area)
+			// gives up now and then: the candidate is lost, not the run.
+			failed[i] = true
+			continue
+		case err != nil:
 			return nil, err
 		}
 		out[i].Canon = t.Obstacles
@@ -186,6 +202,11 @@ func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64, enter 
 	}
 	p.Model.PredictBatch(preds[:n], xs)
 	for i := range out {
+		if failed[i] {
+			out[i].Pred = math.Inf(1)
+			p.Stats.NoTest++
+			continue
+		}
 		out[i].Pred = preds[i]
 		if p.Feasible != nil && out[i].Pred < enter && !p.Feasible(p.Frame.MissionBoxes(out[i].Canon)) {
 			out[i].Pred = math.Inf(1)

@@ -338,3 +338,26 @@ func BenchmarkPipelineCandidates(b *testing.B) {
 	}
 	b.ReportMetric(float64(cands)/b.Elapsed().Seconds(), "candidates/s")
 }
+
+// A zone the generator can hardly place a test in (8 m × 8 m: two boxes
+// and a passage rarely fit) loses candidates, not the run: the pipeline
+// still proposes tests, all of them drawn.
+func TestPipelineNoTest(t *testing.T) {
+	f := canonicalFrame(t)
+	f.Canon = world.Area{MinX: -9, MaxX: -1, MinY: 20, MaxY: 28}
+	g := f.Generator(nil)
+	g.MaxTries = 100
+	p := &Pipeline{Config: PipelineConfig{Rounds1: 4, Rounds2: 2, Batch: 50}, Frame: f, Gen: g, Model: fakeModel{}, Rng: rand.New(rand.NewPCG(1, 2))}
+	props, err := p.Propose(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Stats.NoTest == 0 || len(props) == 0 {
+		t.Fatalf("%d draws given up, %d proposals; want some of each", p.Stats.NoTest, len(props))
+	}
+	for i, pr := range props {
+		if len(pr.Canon) != 2 || math.IsInf(pr.Pred, 1) {
+			t.Errorf("proposal %d: %v predicted %v; want a drawn test", i, pr.Canon, pr.Pred)
+		}
+	}
+}
