@@ -146,6 +146,7 @@ func SegmentZone(l Leg, area world.Area, maxLen, maxHalf float64) (z Zone, ok bo
 // canonical zone, so that obstacles keep their distance from the start of
 // the leg whenever they can.
 type Frame struct {
+	Index int     // the leg: 1 for the leg from the path's point 0 to point 1
 	Zone  Zone    // the selected leg's zone, in the mission frame
 	Shift float64 // m along the leg
 	// Canon is the zone mapped into the canonical frame: an axis-aligned
@@ -158,6 +159,7 @@ type Frame struct {
 
 // LegZone is one leg of a mission and the area of its zone, m².
 type LegZone struct {
+	Index int // 1-based, as Frame.Index
 	Leg   Leg
 	AreaM float64
 }
@@ -173,45 +175,93 @@ func CanonicalZone(area world.Area) (Zone, bool) {
 	return SegmentZone(CanonicalLeg, area, math.Inf(1), math.Inf(1))
 }
 
-// NewFrame finds the canonical frame of the mission path (home, then each
-// item's position, as scenario.Mission.Path gives it) for the placement
-// area (paper §IV-B steps 1–3): each leg's zone, no longer and wider than
-// the canonical zone; the leg with the largest; the transform that maps it
-// onto the canonical leg.
-func NewFrame(path []geom.Vec3, area world.Area) (Frame, error) {
+// LegRoundM is the grid leg ends are snapped to before any zone is
+// computed, m: a plan's latitudes and longitudes carry sub-millimetre
+// noise (a leg meant along an axis turns by a fraction of a milliradian),
+// which must not decide a zone's width or position or which of two equal
+// legs is chosen (issue 15: a hairpin's zone slid from the centred 15–45 m
+// to 0–30 m). 1 cm is far below any placement that matters.
+const LegRoundM = 0.01
+
+// areaRoundM2 is the step zone areas are compared on, m²: equal legs (a
+// square's sides) tie, and the earlier leg wins.
+const areaRoundM2 = 0.01
+
+func roundTo(v, step float64) float64 { return math.Round(v/step) * step }
+
+// Frames finds the canonical frame of every leg of the mission path (home,
+// then each item's position, as scenario.Mission.Path gives it) whose
+// segment-placement zone is not empty (paper §IV-B steps 1–3 for each
+// leg), in path order. Leg ends are snapped to LegRoundM first.
+func Frames(path []geom.Vec3, area world.Area) ([]Frame, error) {
 	cz, ok := CanonicalZone(area)
 	if !ok {
-		return Frame{}, errors.New("gen: the canonical leg does not cross the placement area")
+		return nil, errors.New("gen: the canonical leg does not cross the placement area")
 	}
-	var f Frame
-	best := 0.0
+	var legs []LegZone
+	var zones []Zone
 	for i := 1; i < len(path); i++ {
 		l := Leg{A: path[i-1].XY(), B: path[i].XY()}
+		l.A = geom.Vec2{X: roundTo(l.A.X, LegRoundM), Y: roundTo(l.A.Y, LegRoundM)}
+		l.B = geom.Vec2{X: roundTo(l.B.X, LegRoundM), Y: roundTo(l.B.Y, LegRoundM)}
 		z, ok := SegmentZone(l, area, cz.S1-cz.S0, cz.HalfWidth)
 		a := 0.0
 		if ok {
-			a = z.Area()
+			a = roundTo(z.Area(), areaRoundM2)
 		}
-		f.Legs = append(f.Legs, LegZone{Leg: l, AreaM: a})
-		if a > best {
-			best, f.Zone = a, z
+		legs = append(legs, LegZone{Index: i, Leg: l, AreaM: a})
+		zones = append(zones, z)
+	}
+	var out []Frame
+	for k, lz := range legs {
+		if lz.AreaM == 0 {
+			continue
 		}
+		z := zones[k]
+		f := Frame{Index: lz.Index, Zone: z, Legs: legs}
+		switch {
+		case z.S0 < cz.S0:
+			f.Shift = cz.S0 - z.S0
+		case z.S1 > cz.S1:
+			f.Shift = cz.S1 - z.S1
+		}
+		c := CanonicalLeg.A
+		h := z.HalfWidth
+		f.Canon = world.Area{MinX: c.X - h, MaxX: c.X + h, MinY: c.Y + z.S0 + f.Shift, MaxY: c.Y + z.S1 + f.Shift}
+		out = append(out, f)
 	}
-	if best == 0 {
-		return Frame{}, ErrNoZone
+	if len(out) == 0 {
+		return nil, ErrNoZone
 	}
-	z := f.Zone
-	switch {
-	case z.S0 < cz.S0:
-		f.Shift = cz.S0 - z.S0
-	case z.S1 > cz.S1:
-		f.Shift = cz.S1 - z.S1
-	}
-	c := CanonicalLeg.A
-	h := z.HalfWidth
-	f.Canon = world.Area{MinX: c.X - h, MaxX: c.X + h, MinY: c.Y + z.S0 + f.Shift, MaxY: c.Y + z.S1 + f.Shift}
-	return f, nil
+	return out, nil
 }
+
+// NewFrame finds the canonical frame of the mission path for the placement
+// area (paper §IV-B): the frame of the leg whose zone is largest (areas
+// compared to 0.01 m², ties to the earlier leg), as Frames computes them.
+func NewFrame(path []geom.Vec3, area world.Area) (Frame, error) {
+	fs, err := Frames(path, area)
+	if err != nil {
+		return Frame{}, err
+	}
+	return Largest(fs), nil
+}
+
+// Largest returns the frame of fs whose zone is largest, the earlier on a
+// tie.
+func Largest(fs []Frame) Frame {
+	best := fs[0]
+	for _, f := range fs[1:] {
+		if f.AreaM2() > best.AreaM2() {
+			best = f
+		}
+	}
+	return best
+}
+
+// AreaM2 is the frame's zone area as legs are compared on (rounded to
+// 0.01 m²).
+func (f Frame) AreaM2() float64 { return roundTo(f.Zone.Area(), areaRoundM2) }
 
 // ToCanonical maps a point of the mission frame into the canonical frame.
 func (f Frame) ToCanonical(p geom.Vec2) geom.Vec2 {

@@ -135,3 +135,48 @@ func (a suiteAreas) diversity(union float64) float64 {
 	}
 	return union / mean * (1 + cv)
 }
+
+// RasterIoU returns the IoU of the footprint unions of two tests counted
+// on a raster of cellM-metre cells (cells whose centres lie in a
+// footprint): within a few per cent of the exact polygon IoU
+// (score.BoxIoU) for boxes of 2 m and more at 0.2 m, and some hundred
+// times faster, for searches that compare every candidate with every test
+// flown.
+func RasterIoU(a, b []world.Box, cellM float64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, t := range [2][]world.Box{a, b} {
+		for _, bx := range t {
+			for _, c := range bx.Corners() {
+				minX, maxX = math.Min(minX, c.X), math.Max(maxX, c.X)
+				minY, maxY = math.Min(minY, c.Y), math.Max(maxY, c.Y)
+			}
+		}
+	}
+	cov := newCoverage(world.Area{MinX: minX, MaxX: maxX, MinY: minY, MaxY: maxY}, cellM, 0)
+	mark := make([]uint8, cov.nx*cov.ny)
+	var buf []int32
+	for bit, t := range [2][]world.Box{a, b} {
+		for _, bx := range t {
+			buf = cov.cells(buf[:0], bx)
+			for _, k := range buf {
+				mark[k] |= 1 << bit
+			}
+		}
+	}
+	inter, union := 0, 0
+	for _, m := range mark {
+		if m != 0 {
+			union++
+		}
+		if m == 3 {
+			inter++
+		}
+	}
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}

@@ -15,6 +15,7 @@ type Proposal struct {
 	Obstacles []world.Box // mission frame: what is simulated
 	Canon     []world.Box // canonical frame; nil when the strategy has none
 	Pred      float64     // predicted minimum clearance, m; NaN when not predicted
+	Leg       int         // which of Legs.Subs proposed it; 0 outside Legs
 }
 
 // Strategy generates tests by reverse communication: it proposes tests,
@@ -48,11 +49,18 @@ type Baseline struct {
 
 var _ Strategy = (*Baseline)(nil)
 
+// baselineRetries is how many more times a baseline draws after the
+// generator gave up on a test (ErrNoTest) before it fails.
+const baselineRetries = 10
+
 // Propose draws max tests.
 func (s *Baseline) Propose(max int) ([]Proposal, error) {
 	out := make([]Proposal, 0, max)
 	for range max {
 		t, err := s.Draw(s.Rng)
+		for k := 0; errors.Is(err, ErrNoTest) && k < baselineRetries; k++ {
+			t, err = s.Draw(s.Rng)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +131,11 @@ type Pipeline struct {
 	Gen    Generator // draws in the canonical frame (Frame.Generator)
 	Model  Predictor
 	Rng    *rand.Rand
+	// Feasible, if not nil, must accept a test's obstacles in the mission
+	// frame (scenario.Feasibility) before it may enter the leaderboard. It
+	// is asked only about candidates predicted close enough to enter, the
+	// few of each batch, since it costs far more than a prediction.
+	Feasible func([]world.Box) bool
 
 	// Stats of the last leaderboard built.
 	Stats PipelineStats
@@ -141,6 +154,11 @@ type PipelineStats struct {
 	Diversity1   float64 // raster input diversity after phase 1
 	Diversity2   float64 // after phase 2
 	Retrains     int
+	// Infeasible counts the candidates that would have entered the
+	// leaderboard but fail Feasible.
+	Infeasible int
+	// NoTest counts the draws the generator gave up (ErrNoTest).
+	NoTest int
 }
 
 var _ Strategy = (*Pipeline)(nil)
@@ -162,13 +180,21 @@ func (p *Pipeline) defaults() PipelineConfig {
 	return c
 }
 
-// batch draws n candidates and predicts them.
-func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64) ([]Candidate, error) {
+// batch draws n candidates and predicts them; those predicted below
+// enter that Feasible rejects get +Inf, so that no phase keeps them.
+func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64, enter float64) ([]Candidate, error) {
 	out := make([]Candidate, n)
 	xs = xs[:n]
+	failed := make([]bool, n)
 	for i := range out {
 		t, err := p.Gen.Constrained(p.Rng)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNoTest):
+			// A zone that hardly holds a test (a leg grazing the area)
+			// gives up now and then: the candidate is lost, not the run.
+			failed[i] = true
+			continue
+		case err != nil:
 			return nil, err
 		}
 		out[i].Canon = t.Obstacles
@@ -176,7 +202,16 @@ func (p *Pipeline) batch(n int, xs []surrogate.Features, preds []float64) ([]Can
 	}
 	p.Model.PredictBatch(preds[:n], xs)
 	for i := range out {
+		if failed[i] {
+			out[i].Pred = math.Inf(1)
+			p.Stats.NoTest++
+			continue
+		}
 		out[i].Pred = preds[i]
+		if p.Feasible != nil && out[i].Pred < enter && !p.Feasible(p.Frame.MissionBoxes(out[i].Canon)) {
+			out[i].Pred = math.Inf(1)
+			p.Stats.Infeasible++
+		}
 	}
 	p.Stats.Candidates += n
 	return out, nil
@@ -202,17 +237,25 @@ func (p *Pipeline) Leaderboard(size int) ([]Candidate, error) {
 	}
 	var lb []Candidate
 	for range c.Rounds1 {
-		cands, err := p.batch(c.Batch, xs, preds)
+		enter := math.Inf(1)
+		if len(lb) == size {
+			enter = lb[size-1].Pred
+		}
+		cands, err := p.batch(c.Batch, xs, preds, enter)
 		if err != nil {
 			return nil, err
 		}
 		lb = KeepClosest(lb, cands, size)
 	}
+	// Too few feasible candidates leave rejected ones at the end.
+	for len(lb) > 0 && math.IsInf(lb[len(lb)-1].Pred, 1) {
+		lb = lb[:len(lb)-1]
+	}
 	d := NewDiversifier(lb, p.Frame.Canon, c.CellM)
 	p.Stats.Diversity1 = d.Diversity()
 	if !c.NoDiversity {
 		for range c.Rounds2 {
-			cands, err := p.batch(c.Batch, xs, preds)
+			cands, err := p.batch(c.Batch, xs, preds, math.Nextafter(c.CriticalM-c.Margin, math.Inf(1)))
 			if err != nil {
 				return nil, err
 			}

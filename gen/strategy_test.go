@@ -275,3 +275,89 @@ func TestPipelineMargin(t *testing.T) {
 		t.Logf("margin %v: %d replacements, %d new tests", margin, st.Replacements, swapped)
 	}
 }
+
+// Candidates Feasible rejects never reach the leaderboard, in either
+// phase, and are counted.
+func TestPipelineFeasible(t *testing.T) {
+	f := canonicalFrame(t)
+	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	feasible := func(b []world.Box) bool { return b[0].Y >= 25 } // a stand-in rule: half the zone
+	p := &Pipeline{Config: PipelineConfig{Rounds1: 10, Rounds2: 10, Batch: 50}, Frame: f, Gen: f.Generator(valid),
+		Model: fakeModel{}, Rng: rand.New(rand.NewPCG(1, 2)), Feasible: feasible}
+	props, err := p.Propose(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(props) != 20 {
+		t.Fatalf("got %d proposals; want 20", len(props))
+	}
+	for i, pr := range props {
+		if !feasible(pr.Obstacles) {
+			t.Errorf("proposal %d %v: rejected by Feasible", i, pr.Obstacles)
+		}
+	}
+	if p.Stats.Infeasible == 0 {
+		t.Error("no candidate counted infeasible")
+	}
+}
+
+// BenchmarkPipelineCandidates measures the pipeline's search: candidates
+// drawn, checked against the rules and predicted (the paper's surrogate
+// architecture, trained briefly), the feasibility of those that would
+// enter the leaderboard checked, per second.
+func BenchmarkPipelineCandidates(b *testing.B) {
+	cs, _ := scenario.Builtin("mission2")
+	f, err := NewFrame(cs.Mission.Path(), world.DefaultArea)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := f.Generator(nil)
+	rng := rand.New(rand.NewPCG(1, 1))
+	var d surrogate.Dataset
+	for range 300 {
+		tc, _ := g.Constrained(rng)
+		x := Features(tc.Obstacles)
+		d.X = append(d.X, x)
+		d.Y = append(d.Y, math.Abs(x[2]+5))
+	}
+	m, err := surrogate.Train(d, surrogate.Config{Seed: 1, Epochs: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	valid := func(bx []world.Box) bool { return scenario.DefaultRules.Check(bx) == nil }
+	feas := scenario.Feasibility{WaypointM: scenario.GenerationWaypointM}
+	b.ReportAllocs()
+	cands := 0
+	for b.Loop() {
+		p := &Pipeline{Config: PipelineConfig{Rounds1: 5, Rounds2: 5, Batch: 500}, Frame: f, Gen: f.Generator(valid), Model: m,
+			Rng: rand.New(rand.NewPCG(1, 2)), Feasible: func(bx []world.Box) bool { return feas.Feasible(cs.Mission, bx) }}
+		if _, err := p.Leaderboard(100); err != nil {
+			b.Fatal(err)
+		}
+		cands += p.Stats.Candidates
+	}
+	b.ReportMetric(float64(cands)/b.Elapsed().Seconds(), "candidates/s")
+}
+
+// A zone the generator can hardly place a test in (8 m × 8 m: two boxes
+// and a passage rarely fit) loses candidates, not the run: the pipeline
+// still proposes tests, all of them drawn.
+func TestPipelineNoTest(t *testing.T) {
+	f := canonicalFrame(t)
+	f.Canon = world.Area{MinX: -9, MaxX: -1, MinY: 20, MaxY: 28}
+	g := f.Generator(nil)
+	g.MaxTries = 100
+	p := &Pipeline{Config: PipelineConfig{Rounds1: 4, Rounds2: 2, Batch: 50}, Frame: f, Gen: g, Model: fakeModel{}, Rng: rand.New(rand.NewPCG(1, 2))}
+	props, err := p.Propose(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Stats.NoTest == 0 || len(props) == 0 {
+		t.Fatalf("%d draws given up, %d proposals; want some of each", p.Stats.NoTest, len(props))
+	}
+	for i, pr := range props {
+		if len(pr.Canon) != 2 || math.IsInf(pr.Pred, 1) {
+			t.Errorf("proposal %d: %v predicted %v; want a drawn test", i, pr.Canon, pr.Pred)
+		}
+	}
+}

@@ -40,6 +40,17 @@ type Flight struct {
 	// Closest, when not nil, marks the closest approach: a red segment from
 	// the path to the obstacle with its distance written beside it.
 	Closest *world.Approach
+	// Legs marks stretches of the planned path, each drawn as a broad
+	// translucent band under the paths with its label at its middle: the
+	// legs a generator placed obstacles on.
+	Legs []Segment
+}
+
+// Segment is a labelled stretch of a path, in the frame of Planned (NED,
+// m; only x and y are drawn).
+type Segment struct {
+	A, B  geom.Vec2
+	Label string
 }
 
 // dpi is the resolution that maps the requested pixel sizes to lengths on

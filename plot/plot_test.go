@@ -121,3 +121,18 @@ func TestByteStable(t *testing.T) {
 		}
 	}
 }
+
+// The legs a generator tested are drawn, labelled and named in the legend.
+func TestLegs(t *testing.T) {
+	f := exampleFlight()
+	f.Legs = []Segment{{A: geom.Vec2{}, B: geom.Vec2{X: -6.84, Y: 53.97}, Label: "leg 2"}}
+	var buf bytes.Buffer
+	if err := WriteSVG(&buf, f, 800, 600); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"legs tested", "leg 2"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+}

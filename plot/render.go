@@ -29,6 +29,8 @@ var (
 	startColor   = color.NRGBA{R: 44, G: 160, B: 44, A: 255}  // green
 	endColor     = color.NRGBA{R: 20, G: 20, B: 20, A: 255}
 	closestColor = color.NRGBA{R: 200, G: 0, B: 0, A: 255}
+	legColor     = color.NRGBA{R: 255, G: 170, B: 0, A: 90} // translucent amber band
+	legText      = color.NRGBA{R: 150, G: 90, B: 0, A: 255}
 	gridColor    = color.NRGBA{R: 215, G: 215, B: 215, A: 255}
 	frameColor   = color.NRGBA{R: 160, G: 160, B: 160, A: 255}
 )
@@ -183,6 +185,28 @@ func build(f Flight, fs vg.Length) (*gplot.Plot, gplot.Legend) {
 		legend.Add("obstacles", first)
 	}
 
+	for k, sg := range f.Legs {
+		pts := xy2([]geom.Vec3{{X: sg.A.X, Y: sg.A.Y}, {X: sg.B.X, Y: sg.B.Y}})
+		l := newLine(pts)
+		l.Color = legColor
+		l.Width = vg.Points(7)
+		p.Add(l)
+		if k == 0 {
+			legend.Add("legs tested", l)
+		}
+		if sg.Label == "" {
+			continue
+		}
+		mid := pts[0].Add(pts[1]).Scale(0.5)
+		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: mid.X, Y: mid.Y}}, Labels: []string{sg.Label}})
+		if err == nil {
+			sty := textStyle(fs)
+			sty.Color = legText
+			sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+			labels.TextStyle[0] = sty
+			p.Add(labels)
+		}
+	}
 	if len(f.Planned) > 0 {
 		l := newLine(xy2(f.Planned))
 		l.Color = plannedColor

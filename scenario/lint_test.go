@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"math/rand/v2"
+
+	"github.com/shakedown-robotics/shakedown/geom"
 	"math"
 	"slices"
 	"testing"
@@ -91,6 +94,12 @@ func TestFeasibility(t *testing.T) {
 	if got := kinds(Feasibility{AccRadM: 0.3}.Check(m, []world.Box{beside(wp.X, wp.Y, 1.1)})); !slices.Equal(got, []LintKind{LintWaypoint}) {
 		t.Errorf("NAV_ACC_RAD 0.3, 1.1 m: got %v; want near-waypoint", got)
 	}
+	// The generators' margin: 1.1 m is too close, 1.6 m is not.
+	gm := Feasibility{WaypointM: GenerationWaypointM}
+	if gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.1)}) || !gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.6)}) {
+		t.Errorf("generation margin: 1.1 m feasible %v, 1.6 m feasible %v; want false, true",
+			gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.1)}), gm.Feasible(m, []world.Box{beside(wp.X, wp.Y, 1.6)}))
+	}
 }
 
 func TestUnspawnedAndDuplicates(t *testing.T) {
@@ -159,4 +168,112 @@ func FuzzFeasibility(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkFeasibility checks a typical generated test (two boxes on
+// mission2's long leg) the way every generator does for each candidate.
+func BenchmarkFeasibility(b *testing.B) {
+	cs, err := Builtin("mission2")
+	if err != nil {
+		b.Fatal(err)
+	}
+	boxes := []world.Box{{L: 10, W: 4, H: 20, X: -5, Y: 25, R: 30}, {L: 4, W: 6, H: 20, X: 8, Y: 30, R: 10}}
+	var f Feasibility
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := f.Check(cs.Mission, boxes); len(got) != 0 {
+			b.Fatal(got)
+		}
+	}
+}
+
+// The fast wall search (box filter, straight-leg shortcut, best-first
+// order) answers as the plain breadth-first search over every box does,
+// on random tests across mission2's legs.
+func TestOpenMatchesBreadthFirst(t *testing.T) {
+	cs, err := Builtin("mission2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := cs.Mission.Path()
+	f := Feasibility{}.withDefaults()
+	rng := rand.New(rand.NewPCG(7, 7))
+	closed := 0
+	for n := range 300 {
+		var boxes []world.Box
+		for range 2 + n%2 {
+			boxes = append(boxes, world.Box{L: 2 + 18*rng.Float64(), W: 2 + 18*rng.Float64(), H: 20,
+				X: -40 + 70*rng.Float64(), Y: 10 + 30*rng.Float64(), R: 90 * rng.Float64()})
+		}
+		for k := 1; k < len(path); k++ {
+			a, b := path[k-1].XY(), path[k].XY()
+			if a.Dist(b) < f.CellM {
+				continue
+			}
+			got, want := f.open(a, b, boxes), f.openReference(a, b, boxes)
+			if got != want {
+				t.Fatalf("test %d leg %d %v: open %v; breadth-first %v", n, k, boxes, got, want)
+			}
+			if !want {
+				closed++
+			}
+		}
+	}
+	if closed == 0 {
+		t.Error("no random test closed a leg: the comparison saw only open legs")
+	}
+}
+
+func (f Feasibility) openReference(a, b geom.Vec2, boxes []world.Box) bool {
+	d := geom.Vec2{X: b.X - a.X, Y: b.Y - a.Y}
+	length := d.Norm()
+	u := geom.Vec2{X: d.X / length, Y: d.Y / length} // along the leg
+	v := geom.Vec2{X: -u.Y, Y: u.X}                  // across it
+	c := f.CorridorM
+	nu := int(math.Ceil((length+2*c)/f.CellM)) + 1
+	nv := int(math.Ceil(2*c/f.CellM)) + 1
+	at := func(i, j int) geom.Vec2 {
+		s, t := -c+float64(i)*f.CellM, -c+float64(j)*f.CellM
+		return geom.Vec2{X: a.X + s*u.X + t*v.X, Y: a.Y + s*u.Y + t*v.Y}
+	}
+	cell := func(p geom.Vec2) (int, int) {
+		q := geom.Vec2{X: p.X - a.X, Y: p.Y - a.Y}
+		s, t := q.X*u.X+q.Y*u.Y, q.X*v.X+q.Y*v.Y
+		return int(math.Round((s + c) / f.CellM)), int(math.Round((t + c) / f.CellM))
+	}
+	free := func(p geom.Vec2) bool {
+		for _, bx := range boxes {
+			if bx.Distance(p) < f.SafetyM {
+				return false
+			}
+		}
+		return true
+	}
+	inside := func(p geom.Vec2) bool { return segDist(p, a, b, u, length) <= c }
+	si, sj := cell(a)
+	ti, tj := cell(b)
+	if !free(at(si, sj)) || !free(at(ti, tj)) {
+		return true
+	}
+	seen := make([]bool, nu*nv)
+	queue := []int{si*nv + sj}
+	seen[si*nv+sj] = true
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		i, j := k/nv, k%nv
+		if i == ti && j == tj {
+			return true
+		}
+		for _, n := range [4][2]int{{i + 1, j}, {i - 1, j}, {i, j + 1}, {i, j - 1}} {
+			if n[0] < 0 || n[0] >= nu || n[1] < 0 || n[1] >= nv || seen[n[0]*nv+n[1]] {
+				continue
+			}
+			seen[n[0]*nv+n[1]] = true
+			if p := at(n[0], n[1]); inside(p) && free(p) {
+				queue = append(queue, n[0]*nv+n[1])
+			}
+		}
+	}
+	return false
 }

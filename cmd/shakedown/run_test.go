@@ -209,3 +209,21 @@ func TestLoadTestsNames(t *testing.T) {
 		t.Errorf("names %q; want test_0 test_0-2 test_0-3", got)
 	}
 }
+
+// A test the mission cannot be flown through (a wall across both legs of
+// mission2, boxes 1 m apart) is flown after a warning naming the file and
+// the finding; a feasible one gets none.
+func TestRunTestsWarnsInfeasible(t *testing.T) {
+	dir := t.TempDir()
+	good := testYAML(t, dir, "good.yaml", readmeSample)
+	wall := testYAML(t, dir, "wall.yaml", "  - position: {r: 0, x: -15, y: 25, z: 0}\n    size: {h: 20, l: 14, w: 2}\n"+
+		"  - position: {r: 0, x: 0, y: 25, z: 0}\n    size: {h: 20, l: 14, w: 2}\n"+
+		"  - position: {r: 0, x: 15, y: 25, z: 0}\n    size: {h: 20, l: 14, w: 2}\n")
+	var warn bytes.Buffer
+	if _, _, err := loadTestsWarn([]string{good, wall}, scenario.DefaultRules, false, &warn); err != nil {
+		t.Fatal(err)
+	}
+	if got := warn.String(); !strings.Contains(got, "wall.yaml: infeasible (wall)") || strings.Contains(got, "good.yaml") {
+		t.Errorf("warnings %q; want one infeasible wall on wall.yaml only", got)
+	}
+}

@@ -220,6 +220,11 @@ func loadTestsWarn(files []string, rules scenario.Rules, strict bool, warn io.Wr
 			}
 			fmt.Fprintf(warn, "warning: %s: breaks the rules: %v (flown anyway; --strict refuses it)\n", file, err)
 		}
+		if warn != nil {
+			for _, fd := range (scenario.Feasibility{AccRadM: cs.Params["NAV_ACC_RAD"]}).Check(cs.Mission, cs.Obstacles) {
+				fmt.Fprintf(warn, "warning: %s: infeasible (%s): %s; the competition counts it invalid\n", file, fd.Kind, fd.Msg)
+			}
+		}
 		cases[i] = cs
 		base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		names[i] = base

@@ -5,10 +5,12 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shakedown-robotics/shakedown/campaign"
+	"github.com/shakedown-robotics/shakedown/gen"
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
@@ -23,10 +25,14 @@ const (
 	StratActive        = "active"         // the pipeline in rounds, retraining the surrogate on each round's flights
 	StratMission       = "mission"        // the pipeline with a surrogate trained on the mission itself
 	StratMissionActive = "mission-active" // both
+	// StratLocal seeds with the pipeline, then searches around the failures
+	// found with the simulator (gen.Local), and orders the written tests
+	// for output diversity (beyond the paper).
+	StratLocal = "local"
 )
 
 // Strategies lists the strategies, in the order the CLI documents them.
-var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive}
+var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive, StratLocal}
 
 // Defaults of the training data (paper §IV-C: 2716 constrained-random tests
 // of the canonical mission), of the refinement and of the confirmation.
@@ -40,7 +46,8 @@ const (
 	// vary, far below what the vehicle can hold against.
 	DefaultGustMS = 0.3
 	// cacheVersion changes whenever what a cached dataset holds changes.
-	cacheVersion = 1
+	// 2: every test of a dataset is feasible (scenario.Feasibility).
+	cacheVersion = 2
 )
 
 // Config is one generation. The zero values of the optional fields mean
@@ -67,6 +74,8 @@ type Config struct {
 	Runs     int // flights per written test for Report; 0 = DefaultReportRuns
 	DatasetN int // tests in a training dataset built by the simulator; 0 = DefaultDatasetN
 
+	// Legs chooses the legs tested; the zero value is auto.
+	Legs LegChoice
 	// Runner flies the simulations: its executor and store (required).
 	// Every flight of the generation, datasets included, goes through it.
 	Runner *campaign.Runner
@@ -161,4 +170,76 @@ func Wind(gustMS float64) (sim.WindConfig, error) {
 		return w, &ConfigError{"gust", gustMS, "a finite number in [0, 10] m/s"}
 	}
 	return w, nil
+}
+
+// LegChoice is which legs of the mission a generation tests (`generate
+// --legs`): auto (the zero value) every leg whose segment-placement zone
+// is at least gen.AutoMinAreaM2, the budget split by zone area; All every
+// leg with a zone; List the legs given (1 for the leg from the take-off
+// point to the first item, as lint numbers them).
+type LegChoice struct {
+	All  bool
+	List []int
+}
+
+// String is the --legs value that gives c.
+func (c LegChoice) String() string {
+	switch {
+	case c.All:
+		return "all"
+	case len(c.List) > 0:
+		parts := make([]string, len(c.List))
+		for i, n := range c.List {
+			parts[i] = strconv.Itoa(n)
+		}
+		return strings.Join(parts, ",")
+	}
+	return "auto"
+}
+
+// ParseLegs reads a --legs value: auto, all, or leg numbers N[,M…].
+func ParseLegs(s string) (LegChoice, error) {
+	switch s {
+	case "", "auto":
+		return LegChoice{}, nil
+	case "all":
+		return LegChoice{All: true}, nil
+	}
+	var c LegChoice
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > scenario.MaxItems {
+			return LegChoice{}, &ConfigError{"legs", fmt.Sprintf("%q", s), fmt.Sprintf("auto, all or leg numbers 1 to %d separated by commas", scenario.MaxItems)}
+		}
+		if slices.Contains(c.List, n) {
+			return LegChoice{}, &ConfigError{"legs", fmt.Sprintf("%q", s), fmt.Sprintf("each leg once (%d twice)", n)}
+		}
+		c.List = append(c.List, n)
+	}
+	slices.Sort(c.List)
+	return c, nil
+}
+
+// pick returns the frames c chooses of fs (every leg with a zone).
+func (c LegChoice) pick(fs []gen.Frame) ([]gen.Frame, error) {
+	switch {
+	case c.All:
+		return fs, nil
+	case len(c.List) == 0:
+		return gen.AutoLegs(fs), nil
+	}
+	var out, have []gen.Frame
+	have = fs
+	for _, n := range c.List {
+		i := slices.IndexFunc(have, func(f gen.Frame) bool { return f.Index == n })
+		if i < 0 {
+			var with []string
+			for _, f := range fs {
+				with = append(with, strconv.Itoa(f.Index))
+			}
+			return nil, &ConfigError{"legs", n, "a leg whose zone lies in the placement area (" + strings.Join(with, ", ") + ")"}
+		}
+		out = append(out, have[i])
+	}
+	return out, nil
 }

@@ -106,7 +106,8 @@ func BuildDataset(ctx context.Context, c DatasetConfig) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cs.Name, err)
 	}
-	g := gen.Generator{Leg: leg, Area: world.DefaultArea, Valid: func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }}
+	feasible := Feasible(cs)
+	g := gen.Generator{Leg: leg, Area: world.DefaultArea, Valid: func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil && feasible(b) }}
 	rng := rand.New(rand.NewPCG(c.Seed, 0xda7a))
 	tests := make([]gen.Test, c.N)
 	jobs := make([]run.Job, c.N)
@@ -226,11 +227,12 @@ func (e *env) missionDataset(frame gen.Frame) (surrogate.Dataset, error) {
 	if err != nil {
 		return surrogate.Dataset{}, err
 	}
-	name := fmt.Sprintf("mission-%s-%s-n%d-seed%d-gust%g-t%g-sim%s-v%d.csv", SafeName(cs.Name), hex.EncodeToString(h.Sum(nil))[:10],
-		cfg.DatasetN, DefaultDatasetSeed, cfg.GustMS, cfg.TimeoutS, fp, cacheVersion)
+	name := fmt.Sprintf("mission-%s-%s-leg%d-n%d-seed%d-gust%g-t%g-sim%s-v%d.csv", SafeName(cs.Name), hex.EncodeToString(h.Sum(nil))[:10],
+		frame.Index, cfg.DatasetN, DefaultDatasetSeed, cfg.GustMS, cfg.TimeoutS, fp, cacheVersion)
 	return cfg.Cache.Dataset(name, func() ([]byte, error) {
-		fmt.Fprintf(cfg.Log, "building the %s training dataset (%d flights%s)\n", cs.Name, cfg.DatasetN, e.cacheNote(name))
-		g := frame.Generator(func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil })
+		fmt.Fprintf(cfg.Log, "building the %s leg %d training dataset (%d flights%s)\n", cs.Name, frame.Index, cfg.DatasetN, e.cacheNote(name))
+		feasible := Feasible(cs)
+		g := frame.Generator(func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil && feasible(b) })
 		rng := rand.New(rand.NewPCG(DefaultDatasetSeed, 0xda7a))
 		canon := make([][]world.Box, cfg.DatasetN)
 		boxes := make([][]world.Box, cfg.DatasetN)

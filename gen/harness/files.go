@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/plot"
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/trace"
@@ -20,8 +21,9 @@ type File struct {
 // Files renders the output folder of a generation, in the UAV Testing
 // Competition's layout: the mission's plan, test_0.yaml, test_1.yaml, …
 // (Aerialist YAML, closest first) each with its plot test_N.png, and
-// generation.json (the outcome). Nothing is written; the caller makes the
-// folder.
+// generation.json (the outcome), and for each leg tested
+// leg_N/generation.json (its outcome and tests). Nothing is written; the
+// caller makes the folders.
 func (o *Outcome) Files() ([]File, error) {
 	planName := SafeName(o.cs.Name) + ".plan"
 	plan, err := scenario.EncodePlan(o.cs.Mission)
@@ -30,6 +32,11 @@ func (o *Outcome) Files() ([]File, error) {
 	}
 	files := []File{{planName, plan}}
 	area := world.DefaultArea
+	var legs []plot.Segment
+	for _, l := range o.Legs {
+		legs = append(legs, plot.Segment{A: geom.Vec2{X: l.Zone.LegA[0], Y: l.Zone.LegA[1]}, B: geom.Vec2{X: l.Zone.LegB[0], Y: l.Zone.LegB[1]},
+			Label: fmt.Sprintf("leg %d", l.Leg)})
+	}
 	for r, i := range o.order {
 		t := o.Tests[i]
 		c := *o.cs
@@ -45,9 +52,12 @@ func (o *Outcome) Files() ([]File, error) {
 		if t.Predicted != nil {
 			note += fmt.Sprintf(", predicted %.2f m", *t.Predicted)
 		}
+		if t.Leg > 0 {
+			note += fmt.Sprintf(", leg %d", t.Leg)
+		}
 		fl := plot.Flight{Title: fmt.Sprintf("%s (%s, %s): %s", name, o.Mission, o.Strategy, t.Verdict), Area: &area,
 			Obstacles: t.Obstacles, Planned: o.cs.Mission.Path(), Flown: trace.Positions(res.Trace), Start: true, End: true,
-			Note: note, Closest: res.Closest}
+			Note: note, Closest: res.Closest, Legs: legs}
 		var png bytes.Buffer
 		if err := plot.WritePNG(&png, fl, 1200, 800); err != nil {
 			return nil, fmt.Errorf("%s.png: %w", name, err)
@@ -59,5 +69,28 @@ func (o *Outcome) Files() ([]File, error) {
 		return nil, err
 	}
 	files = append(files, File{"generation.json", append(b, '\n')})
+	for _, l := range o.Legs {
+		lg := legGeneration{LegOutcome: l, Mission: o.Mission, Strategy: o.Strategy, Tests: []Test{}}
+		for _, t := range o.Tests {
+			if t.Leg == l.Leg {
+				lg.Tests = append(lg.Tests, t)
+			}
+		}
+		b, err := json.MarshalIndent(lg, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{fmt.Sprintf("leg_%d/generation.json", l.Leg), append(b, '\n')})
+	}
 	return files, nil
+}
+
+// legGeneration is a leg's generation.json (leg_N/generation.json): the
+// leg's outcome and the tests generated for it, whose rank names their
+// test_N files in the folder above.
+type legGeneration struct {
+	Mission  string `json:"mission"`
+	Strategy string `json:"strategy"`
+	LegOutcome
+	Tests []Test `json:"tests"`
 }

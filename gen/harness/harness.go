@@ -25,8 +25,12 @@ type Test struct {
 	ClearanceM float64     `json:"clearance_m"`
 	Verdict    string      `json:"verdict"`
 	Completed  bool        `json:"completed"`
-	FlightS    float64     `json:"flight_time_s"`
-	Rank       int         `json:"rank"` // index in the output folder; −1 when not written
+	// TimedOut marks a flight stopped at the time limit: never critical
+	// (the competition gives such runs no points, competition.md §3.4).
+	TimedOut bool    `json:"timed_out"`
+	FlightS  float64 `json:"flight_time_s"`
+	Rank     int     `json:"rank"` // index in the output folder; −1 when not written
+	Leg      int     `json:"leg"`  // the leg the test was generated for; 0 for the random strategy
 	// Repeats are the clearances of the repeated flights of a written test
 	// (Config.Report).
 	Repeats []float64 `json:"repeats_m,omitempty"`
@@ -34,13 +38,23 @@ type Test struct {
 	result *run.Result // the flight; its trace is kept for the written tests only
 }
 
-// Report are the paper's measures (§VI) of one generation.
+// Report are the measures of one generation, as the paper (§VI) and the
+// competition (competition.md §4) take them.
 type Report struct {
-	HitRate float64 `json:"hit_rate"` // critical simulations / budget
-	// Precision is the share of written tests whose mean clearance over
-	// Runs fresh flights is below 1.5 m (§VI); NaN when none was written.
-	Precision OptFloat `json:"precision"`
-	Runs      int      `json:"runs"`
+	// HitRate is critical flights over simulations; a timed-out flight is
+	// never critical.
+	HitRate float64 `json:"hit_rate"`
+	Runs    int     `json:"runs"` // re-flights per evaluated test
+	// The two populations the competition evaluates, each test re-flown
+	// Runs times and confirmed when the mean distance of its re-flights
+	// that did not time out is under 1.5 m (score.Evaluate's critical):
+	// the first 20 written tests in output order (2025's rule), and the 20
+	// written tests with the best test score (Eq. 2) on their generation
+	// flight. Precision is the confirmed share; NaN when none was written.
+	First20 Population `json:"first20"`
+	Best20  Population `json:"best20"`
+	// RepeatsTimedOut counts the re-flights that hit the time limit.
+	RepeatsTimedOut int `json:"repeats_timed_out"`
 	// SurrogatePrecision is the share of flown tests predicted ≤ 1.5 m
 	// that the flight confirmed; NaN without predictions.
 	SurrogatePrecision OptFloat `json:"surrogate_precision"`
@@ -50,28 +64,40 @@ type Report struct {
 	// polygon unions); InputDiversityAll over every flown test's.
 	InputDiversity    float64 `json:"input_diversity"`
 	InputDiversityAll float64 `json:"input_diversity_all"`
-	// InputDiversity20 is Eq. 9 over the first 20 written tests, the
-	// suite the 2025/2026 competitions score.
-	InputDiversity20 float64 `json:"input_diversity_first20"`
+}
+
+// Population is one evaluated population of a generation's written tests.
+type Population struct {
+	Tests     []int    `json:"tests"` // ranks (test_N) of its members, in output order
+	Confirmed int      `json:"confirmed"`
+	Precision OptFloat `json:"precision"`
+	// InputDiversity is Eq. 9–11 and OutputDiversity Eq. 12–13 (DTW
+	// between the average trajectories of the re-flights, 2026's scale)
+	// of the members, as score.Evaluate computes them for 2026.
+	InputDiversity  float64 `json:"input_diversity"`
+	OutputDiversity float64 `json:"output_diversity"`
 }
 
 // Outcome is the result of one generation; its JSON form is the output
 // folder's generation.json.
 type Outcome struct {
-	Mission      string             `json:"mission"`
-	Strategy     string             `json:"strategy"`
-	Margin       float64            `json:"margin_m,omitempty"`
-	Budget       int                `json:"budget"`
-	Seed         uint64             `json:"seed"`
-	Simulations  int                `json:"simulations"`
-	Critical     int                `json:"critical"`
-	BestM        OptFloat           `json:"best_distance_m"`
-	Zone         *Zone              `json:"zone,omitempty"`
-	Pipeline     *gen.PipelineStats `json:"pipeline,omitempty"`
-	TrainingSims int                `json:"training_simulations"` // simulations of the datasets the model was trained on
-	Tests        []Test             `json:"tests"`
-	Report       *Report            `json:"report,omitempty"`
-	Folder       string             `json:"output_folder,omitempty"` // set by whoever writes the folder
+	Mission     string          `json:"mission"`
+	Strategy    string          `json:"strategy"`
+	Margin      float64         `json:"margin_m,omitempty"`
+	Budget      int             `json:"budget"`
+	Seed        uint64          `json:"seed"`
+	Simulations int             `json:"simulations"`
+	Critical    int             `json:"critical"`
+	TimedOut    int             `json:"timed_out"` // flights stopped at the time limit, none of them critical
+	BestM       OptFloat        `json:"best_distance_m"`
+	Local       *gen.LocalStats `json:"local_search,omitempty"`
+	// Legs are the legs tested, in mission order: none for the random
+	// strategy, which draws over the whole area.
+	Legs         []LegOutcome `json:"legs"`
+	TrainingSims int          `json:"training_simulations"` // simulations of the datasets the model was trained on
+	Tests        []Test       `json:"tests"`
+	Report       *Report      `json:"report,omitempty"`
+	Folder       string       `json:"output_folder,omitempty"` // set by whoever writes the folder
 	// Wall times, s (informational; not in the files).
 	ModelS, GenerateS, SimulateS float64 `json:"-"`
 
@@ -82,6 +108,17 @@ type Outcome struct {
 // Written returns the indices into Tests of the written tests, closest
 // first: test_0.yaml is Tests[Written()[0]].
 func (o *Outcome) Written() []int { return slices.Clone(o.order) }
+
+// LegOutcome is what a generation did on one leg.
+type LegOutcome struct {
+	Leg         int                `json:"leg"`   // 1 for the leg from the take-off point to the first item
+	Share       int                `json:"share"` // simulations the leg was given (local: of the seeds; its mutants go where the failures are)
+	Zone        Zone               `json:"zone"`
+	Simulations int                `json:"simulations"`
+	Critical    int                `json:"critical"`
+	TimedOut    int                `json:"timed_out"`
+	Pipeline    *gen.PipelineStats `json:"pipeline,omitempty"`
+}
 
 // Zone describes the canonical frame used.
 type Zone struct {
@@ -125,56 +162,63 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	cfg = cfg.withDefaults()
 	cs := cfg.CaseStudy
-	frame, err := gen.NewFrame(cs.Mission.Path(), world.DefaultArea)
+	frames, err := gen.Frames(cs.Mission.Path(), world.DefaultArea)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cs.Name, err)
+	}
+	if frames, err = cfg.Legs.pick(frames); err != nil {
 		return nil, fmt.Errorf("%s: %w", cs.Name, err)
 	}
 	e := &env{ctx: ctx, cfg: cfg}
 	o := &Outcome{Mission: cs.Name, Strategy: cfg.Strategy, Margin: cfg.MarginM, Budget: cfg.Budget, Seed: cfg.Seed, cs: cs, BestM: OptFloat(math.Inf(1))}
-	z := frame.Zone
-	o.Zone = &Zone{LegA: [2]float64{z.Leg.A.X, z.Leg.A.Y}, LegB: [2]float64{z.Leg.B.X, z.Leg.B.Y}, S0: z.S0, S1: z.S1,
-		HalfWidthM: z.HalfWidth, AreaM2: z.Area(), ShiftM: frame.Shift}
-	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e7))
+	rules := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	feasible := Feasible(cs)
+	valid := func(b []world.Box) bool { return rules(b) && feasible(b) }
 
 	t0 := e.seconds()
-	model, base := cfg.Model, cfg.Data
 	var strat gen.Strategy
-	var pipe *gen.Pipeline
-	switch cfg.Strategy {
-	case StratRandom:
-		leg, err := gen.LongestLeg(cs.Mission.Path(), world.DefaultArea)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cs.Name, err)
+	var model *surrogate.Model
+	var pipes []*gen.Pipeline
+	if cfg.Strategy == StratRandom {
+		// Uniform over the whole area: no leg of its own.
+		g := gen.Generator{Area: world.DefaultArea, Valid: valid}
+		strat = &gen.Baseline{Draw: g.Random, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x6e7))}
+	} else {
+		weights := make([]float64, len(frames))
+		subs := make([]gen.Strategy, len(frames))
+		for k := range frames {
+			weights[k] = frames[k].AreaM2()
 		}
-		g := gen.Generator{Leg: leg, Area: world.DefaultArea, Valid: valid}
-		strat = &gen.Baseline{Draw: g.Random, Rng: rng}
-	case StratConstrained:
-		strat = &gen.Baseline{Draw: frame.Generator(valid).Constrained, Frame: &frame, Rng: rng}
-	default:
-		missionModel := cfg.Strategy == StratMission || cfg.Strategy == StratMissionActive
-		refine := cfg.Strategy == StratActive || cfg.Strategy == StratMissionActive
-		if base.Len() == 0 && (model == nil || refine) {
-			if missionModel {
-				base, err = e.missionDataset(frame)
-			} else {
-				base, err = e.canonicalDataset()
-			}
+		spend := cfg.Budget
+		if cfg.Strategy == StratLocal {
+			spend = gen.LocalConfig{}.SeedCount(cfg.Budget) // the legs' split of the seeds; mutants follow the failures
+		}
+		shares := gen.Split(spend, weights)
+		for k := range frames {
+			f := frames[k]
+			// Each leg draws from its own stream, so that adding a leg
+			// leaves the others' tests as they were.
+			rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e7+uint64(f.Index)<<32))
+			sub, pipe, m, sims, err := e.legStrategy(f, rules, feasible, valid, rng)
 			if err != nil {
 				return nil, err
 			}
-			o.TrainingSims = cfg.DatasetN
-		}
-		if model == nil {
-			if model, err = cfg.Cache.Model(base); err != nil {
-				return nil, err
+			if model == nil {
+				model = m
 			}
+			subs[k] = sub
+			pipes = append(pipes, pipe)
+			o.TrainingSims += sims
+			z := f.Zone
+			o.Legs = append(o.Legs, LegOutcome{Leg: f.Index, Share: shares[k], Zone: Zone{LegA: [2]float64{z.Leg.A.X, z.Leg.A.Y}, LegB: [2]float64{z.Leg.B.X, z.Leg.B.Y},
+				S0: z.S0, S1: z.S1, HalfWidthM: z.HalfWidth, AreaM2: f.AreaM2(), ShiftM: f.Shift}})
 		}
-		pipe = &gen.Pipeline{Config: gen.PipelineConfig{Batch: cfg.Batch, Margin: cfg.MarginM}, Frame: frame, Gen: frame.Generator(valid), Model: model, Rng: rng}
-		if refine {
-			pipe.Config.Refine = &gen.Refine{Rounds: cfg.Rounds, Base: base, Train: surrogate.Config{Seed: cfg.Seed, ValFraction: -1}}
-		}
-		strat = pipe
+		strat = &gen.Legs{Subs: subs, Weights: weights}
+	}
+	var local *gen.Local
+	if cfg.Strategy == StratLocal {
+		local = &gen.Local{Inner: strat, Valid: valid, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x10ca1))}
+		strat = local
 	}
 	o.ModelS = e.since(t0)
 
@@ -202,8 +246,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		dist := make([]float64, len(res))
 		for i, r := range res {
 			dist[i] = clearanceOf(r)
-			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: dist[i], Verdict: r.Verdict,
-				Completed: r.Completed, FlightS: r.FlightTimeS, Rank: -1, result: r}
+			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: dist[i], Verdict: r.Verdict, Leg: legOf(o, props[i]),
+				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
+			if r.TimedOut {
+				// The strategy learns that the test found nothing.
+				dist[i] = math.Max(dist[i], run.CriticalM)
+			}
 			if !math.IsNaN(props[i].Pred) {
 				v := math.Round(props[i].Pred*1e4) / 1e4
 				t.Predicted = &v
@@ -221,17 +269,86 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	if pipe != nil {
-		st := pipe.Stats
-		o.Pipeline = &st
+	for k, p := range pipes {
+		if p != nil {
+			st := p.Stats
+			o.Legs[k].Pipeline = &st
+		}
 	}
 	rank(o)
+	if local != nil {
+		st := local.Stats
+		o.Local = &st
+		diverseOrder(o)
+	}
 	if cfg.Report {
 		if err := e.report(o, model); err != nil {
 			return nil, err
 		}
 	}
 	return o, nil
+}
+
+// legStrategy builds the strategy of cfg.Strategy (not random) for one
+// leg's frame, training its surrogate when it needs one and has none, and
+// returns it with its pipeline (nil for the constrained baseline), its
+// model and the simulations its training data cost.
+func (e *env) legStrategy(f gen.Frame, rules, feasible, valid func([]world.Box) bool, rng *rand.Rand) (gen.Strategy, *gen.Pipeline, *surrogate.Model, int, error) {
+	cfg := e.cfg
+	if cfg.Strategy == StratConstrained {
+		return &gen.Baseline{Draw: f.Generator(valid).Constrained, Frame: &f, Rng: rng}, nil, nil, 0, nil
+	}
+	missionModel := cfg.Strategy == StratMission || cfg.Strategy == StratMissionActive
+	refine := cfg.Strategy == StratActive || cfg.Strategy == StratMissionActive
+	model, base := cfg.Model, cfg.Data
+	sims := 0
+	var err error
+	if base.Len() == 0 && (model == nil || refine) {
+		if missionModel {
+			base, err = e.missionDataset(f)
+		} else {
+			base, err = e.canonicalDataset()
+		}
+		if err != nil {
+			return nil, nil, nil, 0, err
+		}
+		if missionModel || !e.canonicalCounted {
+			sims = cfg.DatasetN
+			e.canonicalCounted = e.canonicalCounted || !missionModel
+		}
+	}
+	if model == nil {
+		if model, err = cfg.Cache.Model(base); err != nil {
+			return nil, nil, nil, 0, err
+		}
+	}
+	pipe := &gen.Pipeline{Config: gen.PipelineConfig{Batch: cfg.Batch, Margin: cfg.MarginM}, Frame: f, Gen: f.Generator(rules), Model: model, Rng: rng,
+		Feasible: feasible}
+	if refine {
+		pipe.Config.Refine = &gen.Refine{Rounds: cfg.Rounds, Base: base, Train: surrogate.Config{Seed: cfg.Seed, ValFraction: -1}}
+	}
+	return pipe, pipe, model, sims, nil
+}
+
+// legOf is the leg (Frame.Index) a proposal was generated for; 0 for the
+// random strategy, which has none.
+func legOf(o *Outcome, p gen.Proposal) int {
+	if len(o.Legs) == 0 {
+		return 0
+	}
+	return o.Legs[p.Leg].Leg
+}
+
+// Feasible returns the feasibility every generated test must have on the
+// mission of cs (competition.md §3.5: a mission that cannot be flown
+// without a violation is invalid): scenario.Feasibility with the mission's
+// NAV_ACC_RAD and the generators' waypoint margin,
+// scenario.GenerationWaypointM. Tests that fail it are never flown,
+// counted or written.
+func Feasible(cs *scenario.CaseStudy) func([]world.Box) bool {
+	f := scenario.Feasibility{AccRadM: cs.Params["NAV_ACC_RAD"], WaypointM: scenario.GenerationWaypointM}
+	m := cs.Mission
+	return func(b []world.Box) bool { return f.Feasible(m, b) }
 }
 
 // clearanceOf is the minimum clearance of a run; +Inf without obstacles.
@@ -242,13 +359,38 @@ func clearanceOf(r *run.Result) float64 {
 	return *r.MinClearanceM
 }
 
+// critical reports whether a flight found a failure: closer than 1.5 m,
+// and not stopped at the time limit.
+func (t *Test) critical() bool { return t.ClearanceM < run.CriticalM && !t.TimedOut }
+
 // rank orders the critical tests closest first (ties by the order they
-// were flown) and counts them.
+// were flown) and counts them and the timed-out flights.
 func rank(o *Outcome) {
 	o.order = o.order[:0]
-	for i, t := range o.Tests {
-		if t.ClearanceM < run.CriticalM {
+	o.TimedOut = 0
+	for k := range o.Legs {
+		l := &o.Legs[k]
+		l.Simulations, l.Critical, l.TimedOut = 0, 0, 0
+	}
+	for i := range o.Tests {
+		t := &o.Tests[i]
+		t.Rank = -1
+		if t.critical() {
 			o.order = append(o.order, i)
+		}
+		if t.TimedOut {
+			o.TimedOut++
+		}
+		for k := range o.Legs {
+			if l := &o.Legs[k]; l.Leg == t.Leg {
+				l.Simulations++
+				if t.critical() {
+					l.Critical++
+				}
+				if t.TimedOut {
+					l.TimedOut++
+				}
+			}
 		}
 		o.BestM = OptFloat(math.Min(float64(o.BestM), t.ClearanceM))
 	}
@@ -263,6 +405,9 @@ func rank(o *Outcome) {
 type env struct {
 	ctx context.Context
 	cfg Config
+	// canonicalCounted is set once the canonical dataset's simulations are
+	// in Outcome.TrainingSims: the legs share it.
+	canonicalCounted bool
 }
 
 // fly flies the mission cs with each of boxes once, with the seeds of

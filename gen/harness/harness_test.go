@@ -3,7 +3,11 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/score"
 	"math"
 	"os"
 	"path/filepath"
@@ -65,8 +69,13 @@ func TestRunDefaultPath(t *testing.T) {
 	if o.Strategy != StratSurrogate || o.Simulations != 6 || len(o.Tests) != 6 || o.TrainingSims != 20 {
 		t.Errorf("strategy %s, %d simulations, %d tests, %d training; want surrogate, 6, 6, 20", o.Strategy, o.Simulations, len(o.Tests), o.TrainingSims)
 	}
-	if o.Pipeline == nil || o.Pipeline.Candidates == 0 {
-		t.Errorf("pipeline stats %+v; want the candidates predicted", o.Pipeline)
+	if len(o.Legs) != 2 || o.Legs[0].Leg != 2 || o.Legs[1].Leg != 3 || o.Legs[0].Share+o.Legs[1].Share != 6 {
+		t.Fatalf("legs %+v; want mission2's legs 2 and 3 sharing the budget", o.Legs)
+	}
+	for _, l := range o.Legs {
+		if l.Pipeline == nil || l.Pipeline.Candidates == 0 || l.Simulations != l.Share {
+			t.Errorf("leg %d: pipeline stats %+v, %d simulations of %d; want the candidates predicted and the share spent", l.Leg, l.Pipeline, l.Simulations, l.Share)
+		}
 	}
 	for i, tc := range o.Tests {
 		if tc.Predicted == nil || len(tc.Obstacles) != 2 {
@@ -83,8 +92,8 @@ func TestRunDefaultPath(t *testing.T) {
 	if o.ModelS <= 0 || o.SimulateS <= 0 {
 		t.Errorf("wall times %v, %v; want them measured by the clock", o.ModelS, o.SimulateS)
 	}
-	datasets, _ := filepath.Glob(filepath.Join(dir, "datasets", "canonical-n20-seed1-gust0.3-t500-sim*-v1.csv"))
-	models, _ := filepath.Glob(filepath.Join(dir, "models", "model-*-seed1-v1.json"))
+	datasets, _ := filepath.Glob(filepath.Join(dir, "datasets", fmt.Sprintf("canonical-n20-seed1-gust0.3-t500-sim*-v%d.csv", cacheVersion)))
+	models, _ := filepath.Glob(filepath.Join(dir, "models", fmt.Sprintf("model-*-seed1-v%d.json", cacheVersion)))
 	if len(datasets) != 1 || len(models) != 1 {
 		t.Fatalf("cache holds datasets %v and models %v; want one of each", datasets, models)
 	}
@@ -95,7 +104,7 @@ func TestRunDefaultPath(t *testing.T) {
 	if want := float64(o.Critical) / 6; r.HitRate != want {
 		t.Errorf("hit rate %v; want %v", r.HitRate, want)
 	}
-	for _, i := range o.Written() {
+	for _, i := range o.Written() { // 6 tests: every written one is in both populations
 		if len(o.Tests[i].Repeats) != 2 {
 			t.Errorf("written test %d has %d repeats; want 2", i, len(o.Tests[i].Repeats))
 		}
@@ -123,16 +132,49 @@ func fileMap(t *testing.T, o *Outcome) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	feasible := Feasible(o.cs)
+	for i, tc := range o.Tests {
+		if !feasible(tc.Obstacles) {
+			t.Errorf("test %d %v flown: infeasible", i, tc.Obstacles)
+		}
+	}
 	m := map[string][]byte{}
 	for _, f := range fs {
 		m[f.Name] = f.Data
 	}
-	if len(fs) != 2+2*o.Critical || m["generation.json"] == nil || m[SafeName(o.Mission)+".plan"] == nil {
-		t.Errorf("%d files for %d critical tests; want the plan, generation.json and a YAML and a PNG each", len(fs), o.Critical)
+	if len(fs) != 2+2*o.Critical+len(o.Legs) || m["generation.json"] == nil || m[SafeName(o.Mission)+".plan"] == nil {
+		t.Errorf("%d files for %d critical tests and %d legs; want the plan, generation.json, a YAML and a PNG each, a generation.json per leg",
+			len(fs), o.Critical, len(o.Legs))
+	}
+	perLeg := 0
+	for _, l := range o.Legs {
+		var lg struct {
+			Leg         int    `json:"leg"`
+			Simulations int    `json:"simulations"`
+			Tests       []Test `json:"tests"`
+		}
+		if err := json.Unmarshal(m[fmt.Sprintf("leg_%d/generation.json", l.Leg)], &lg); err != nil {
+			t.Fatalf("leg_%d/generation.json: %v", l.Leg, err)
+		}
+		for _, tc := range lg.Tests {
+			if tc.Leg != l.Leg {
+				t.Errorf("leg_%d/generation.json holds a test of leg %d", l.Leg, tc.Leg)
+			}
+		}
+		if lg.Leg != l.Leg || len(lg.Tests) != l.Simulations {
+			t.Errorf("leg_%d/generation.json: leg %d, %d tests; want %d", l.Leg, lg.Leg, len(lg.Tests), l.Simulations)
+		}
+		perLeg += len(lg.Tests)
+	}
+	if len(o.Legs) > 0 && perLeg != len(o.Tests) {
+		t.Errorf("the legs' files hold %d tests of %d", perLeg, len(o.Tests))
 	}
 	prev := -1.0
 	for r, i := range o.Written() {
 		tc := o.Tests[i]
+		if o.Strategy == StratLocal {
+			prev = -1 // ordered for output diversity
+		}
 		if tc.Rank != r || tc.ClearanceM < prev || tc.ClearanceM >= run.CriticalM {
 			t.Errorf("test_%d: rank %d, %.3f m after %.3f m; want critical tests closest first", r, tc.Rank, tc.ClearanceM, prev)
 		}
@@ -163,20 +205,20 @@ func TestRunMissionActive(t *testing.T) {
 	dir := t.TempDir()
 	var log bytes.Buffer
 	o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission4"), Budget: 5, Strategy: StratMissionActive, Seed: 2,
-		Batch: 10, Rounds: 2, DatasetN: 12, MarginM: 0.3, Runner: runner(2), Cache: &Cache{Dir: dir}, Log: &log})
+		Batch: 10, Rounds: 2, DatasetN: 12, MarginM: 0.3, Legs: LegChoice{List: []int{4}}, Runner: runner(2), Cache: &Cache{Dir: dir}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Simulations != 5 || o.TrainingSims != 12 || o.Margin != 0.3 {
 		t.Errorf("%d simulations, %d training, margin %v; want 5, 12, 0.3", o.Simulations, o.TrainingSims, o.Margin)
 	}
-	if o.Pipeline == nil || o.Pipeline.Retrains == 0 {
-		t.Errorf("pipeline %+v; want retrainings", o.Pipeline)
+	if len(o.Legs) != 1 || o.Legs[0].Pipeline == nil || o.Legs[0].Pipeline.Retrains == 0 {
+		t.Errorf("legs %+v; want leg 4 alone, with retrainings", o.Legs)
 	}
-	if !strings.Contains(log.String(), "building the mission4 training dataset (12 flights") {
+	if !strings.Contains(log.String(), "building the mission4 leg 4 training dataset (12 flights") {
 		t.Errorf("log %q", log.String())
 	}
-	if ds, _ := filepath.Glob(filepath.Join(dir, "datasets", "mission-mission4-*-n12-seed1-*.csv")); len(ds) != 1 {
+	if ds, _ := filepath.Glob(filepath.Join(dir, "datasets", "mission-mission4-*-leg4-n12-seed1-*.csv")); len(ds) != 1 {
 		t.Errorf("cached mission datasets %v; want one", ds)
 	}
 	fileMap(t, o)
@@ -191,8 +233,13 @@ func TestRunBaselines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Simulations != 4 || o.Pipeline != nil || o.Report == nil {
-				t.Fatalf("%d simulations, pipeline %v, report %v", o.Simulations, o.Pipeline, o.Report)
+			if o.Simulations != 4 || o.Report == nil || (s == StratRandom) != (len(o.Legs) == 0) {
+				t.Fatalf("%d simulations, legs %v, report %v", o.Simulations, o.Legs, o.Report)
+			}
+			for _, l := range o.Legs {
+				if l.Pipeline != nil {
+					t.Errorf("leg %d has pipeline stats", l.Leg)
+				}
 			}
 			for i, tc := range o.Tests {
 				if tc.Predicted != nil {
@@ -376,39 +423,96 @@ func TestCache(t *testing.T) {
 	}
 }
 
-// The measures of a hand-made generation, worked out by hand: 4 flown
-// tests, 2 written (critical), predictions on 3.
+// The measures of a hand-made generation, worked out by hand: 25 critical
+// tests (written closest first), 3 passes and a flight that timed out
+// 0.05 m from a box, which is never critical. Ranks 0–4 flew 1000 s, so
+// their test scores are the lowest: the first 20 are ranks 0–19, the best
+// 20 by test score ranks 5–24. Re-flights: ranks 0–9 confirm (1 m), 10–19
+// do not (2 m), 20–24 fly 2 m twice and time out 0 m from a box once,
+// which must not make them critical.
 func TestMeasures(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
-	box := func(x float64) []world.Box {
-		return []world.Box{{L: 4, W: 4, H: 25, X: x, Y: 20}, {L: 4, W: 4, H: 25, X: x, Y: 40}}
+	box := func(k int) []world.Box {
+		x := -38 + 2.5*float64(k)
+		return []world.Box{{L: 2, W: 2, H: 25, X: x, Y: 12}, {L: 2, W: 3, H: 25, X: x, Y: 30}}
 	}
-	o := &Outcome{Budget: 4, BestM: OptFloat(math.Inf(1)), Tests: []Test{
-		{Obstacles: box(-10), ClearanceM: 1.0, Predicted: p(1.2)}, // predicted critical, confirmed
-		{Obstacles: box(0), ClearanceM: 2.0, Predicted: p(1.0)},   // predicted critical, not
-		{Obstacles: box(10), ClearanceM: 0.5, Predicted: p(2.5)},  // not predicted critical
-		{Obstacles: box(20), ClearanceM: 3.0},
-	}}
+	o := &Outcome{Budget: 29, Simulations: 29, BestM: OptFloat(math.Inf(1))}
+	for k := range 25 {
+		tc := Test{Obstacles: box(k), ClearanceM: 0.1 + 0.05*float64(k), FlightS: 100}
+		if k < 5 {
+			tc.FlightS = 1000
+		}
+		if k == 0 {
+			tc.Predicted = p(0.3) // predicted critical, confirmed; error 0.2
+		}
+		o.Tests = append(o.Tests, tc)
+	}
+	o.Tests = append(o.Tests,
+		Test{Obstacles: box(25), ClearanceM: 2.0, Predicted: p(1.0)}, // predicted critical, not; error −1
+		Test{Obstacles: box(26), ClearanceM: 3.0, Predicted: p(5.0)}, // error 2
+		Test{Obstacles: box(27), ClearanceM: 4.0},
+		Test{Obstacles: box(28), ClearanceM: 0.05, TimedOut: true})
 	rank(o)
-	if o.Critical != 2 || !slices.Equal(o.Written(), []int{2, 0}) || o.BestM != 0.5 {
-		t.Fatalf("critical %d, written %v, best %v; want 2, [2 0], 0.5", o.Critical, o.Written(), o.BestM)
+	if o.Critical != 25 || o.TimedOut != 1 || o.Tests[28].Rank != -1 || o.Tests[24].Rank != 24 {
+		t.Fatalf("critical %d, timed out %d, ranks %d and %d; want 25, 1, -1, 24", o.Critical, o.TimedOut, o.Tests[28].Rank, o.Tests[24].Rank)
 	}
-	r, err := Measures(o, nil, 2, [][]float64{{1.0, 1.4}, {1.8, 1.9}})
+	first, best := populations(o)
+	if !slices.Equal(first, seq(0, 20)) || !slices.Equal(best, seq(5, 25)) {
+		t.Fatalf("populations %v and %v; want ranks 0–19 and 5–24", first, best)
+	}
+	repeats := map[int][]score.Run{}
+	for k := range 25 {
+		path := []geom.Vec3{{}, {X: float64(k), Y: 10}, {X: float64(k), Y: 20 + float64(k)}}
+		run := func(d float64, to bool) score.Run {
+			return score.Run{ClearanceM: d, FlightTimeS: 100, TimedOut: to, Path: path}
+		}
+		switch {
+		case k < 10:
+			repeats[k] = []score.Run{run(1, false), run(1, false), run(1, false)}
+		case k < 20:
+			repeats[k] = []score.Run{run(2, false), run(2, false), run(2, false)}
+		default:
+			repeats[k] = []score.Run{run(2, false), run(2, false), run(0, true)}
+		}
+	}
+	r, err := Measures(o, nil, 3, repeats)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// RMSE over the three predictions: errors 0.2, −1.0, 2.0.
+	if r.HitRate != 25.0/29 || r.RepeatsTimedOut != 5 {
+		t.Errorf("hit rate %v, timed-out re-flights %d; want 25/29, 5", r.HitRate, r.RepeatsTimedOut)
+	}
+	if r.First20.Confirmed != 10 || r.First20.Precision != 0.5 || r.Best20.Confirmed != 5 || r.Best20.Precision != 0.25 {
+		t.Errorf("first 20: %d confirmed, precision %v; best 20: %d, %v; want 10, 0.5, 5, 0.25",
+			r.First20.Confirmed, r.First20.Precision, r.Best20.Confirmed, r.Best20.Precision)
+	}
+	if !slices.Equal(r.Best20.Tests, seq(5, 25)) {
+		t.Errorf("best 20 lists ranks %v", r.Best20.Tests)
+	}
+	// RMSE over the predictions: errors 0.2, −1.0, 2.0.
 	wantRMSE := math.Sqrt((0.04 + 1 + 4) / 3)
-	if r.HitRate != 0.5 || r.Precision != 0.5 || r.SurrogatePrecision != 0.5 || math.Abs(float64(r.RMSE)-wantRMSE) > 1e-12 {
-		t.Errorf("hit rate %v, precision %v, surrogate precision %v, RMSE %v; want 0.5, 0.5, 0.5, %v",
-			r.HitRate, r.Precision, r.SurrogatePrecision, r.RMSE, wantRMSE)
+	if r.SurrogatePrecision != 0.5 || math.Abs(float64(r.RMSE)-wantRMSE) > 1e-12 {
+		t.Errorf("surrogate precision %v, RMSE %v; want 0.5, %v", r.SurrogatePrecision, r.RMSE, wantRMSE)
 	}
-	if !math.IsNaN(float64(r.ValidationRMSE)) || !slices.Equal(o.Tests[2].Repeats, []float64{1.0, 1.4}) {
-		t.Errorf("validation RMSE %v, repeats %v", r.ValidationRMSE, o.Tests[2].Repeats)
+	if !math.IsNaN(float64(r.ValidationRMSE)) || !slices.Equal(o.Tests[21].Repeats, []float64{2, 2, 0}) {
+		t.Errorf("validation RMSE %v, repeats %v", r.ValidationRMSE, o.Tests[21].Repeats)
 	}
-	if !(r.InputDiversity > 0) || !(r.InputDiversityAll >= r.InputDiversity) || r.InputDiversity20 != r.InputDiversity {
-		t.Errorf("input diversity %v (all %v, first 20 %v)", r.InputDiversity, r.InputDiversityAll, r.InputDiversity20)
+	if !(r.First20.InputDiversity > 0) || !(r.First20.OutputDiversity > 0) || !(r.InputDiversityAll >= r.InputDiversity) {
+		t.Errorf("diversity: first 20 input %v output %v, all %v, written %v", r.First20.InputDiversity, r.First20.OutputDiversity,
+			r.InputDiversityAll, r.InputDiversity)
 	}
+	delete(repeats, 3)
+	if _, err := Measures(o, nil, 3, repeats); err == nil {
+		t.Error("a population member without re-flights: no error")
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 func TestOptFloat(t *testing.T) {
@@ -421,4 +525,24 @@ func TestOptFloat(t *testing.T) {
 			t.Errorf("%v: got %s; want %s", c.v, b, c.want)
 		}
 	}
+}
+
+// The local search seeds with the pipeline on every leg, spends the rest
+// of the budget on mutants (no prediction, the leg of their parent), and
+// writes only feasible critical tests.
+func TestRunLocal(t *testing.T) {
+	o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission2"), Budget: 10, Strategy: StratLocal, Seed: 2,
+		Batch: 10, DatasetN: 12, Runner: runner(2), Cache: &Cache{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Simulations != 10 || o.Local == nil || o.Local.Seeds != 3 || o.Local.Seeds+o.Local.Mutants != 10 {
+		t.Fatalf("%d simulations, local search %+v; want 10: 3 seeds and 7 mutants", o.Simulations, o.Local)
+	}
+	for i, tc := range o.Tests {
+		if (tc.Predicted == nil) != (i >= 3) || tc.Leg != 2 && tc.Leg != 3 {
+			t.Errorf("test %d: prediction %v, leg %d; want predictions on the 3 seeds alone, legs 2 or 3", i, tc.Predicted, tc.Leg)
+		}
+	}
+	fileMap(t, o)
 }

@@ -153,6 +153,9 @@ func Read(dir string, mission *scenario.CaseStudy, single bool, rules scenario.R
 			if err := rules.CheckCaseStudy(cs); err != nil {
 				t.Invalid = err.Error()
 			}
+			for _, fd := range (scenario.Feasibility{AccRadM: mission.Params["NAV_ACC_RAD"]}).Check(mission.Mission, cs.Obstacles) {
+				fmt.Fprintf(warn, "shakedown: %s/%s: %s is infeasible (%s): %s; the competition counts it invalid\n", tool, mission.Name, name, fd.Kind, fd.Msg)
+			}
 			if other != "" && !warned {
 				fmt.Fprintf(warn, "shakedown: %s/%s: %s names the mission %s, not %s; every test is scored on %s\n",
 					tool, mission.Name, name, other, mission.Name, mission.Name)

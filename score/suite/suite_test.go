@@ -2,6 +2,7 @@ package suite
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -129,5 +130,26 @@ func TestLoadSuiteNamesLine(t *testing.T) {
 	want := filepath.Join(dir, "test_0.yaml") + ":7: simulation.obstacles[1].size.w: invalid obstacles"
 	if len(sd.Tests) != 1 || !strings.HasPrefix(sd.Tests[0].Test.Invalid, want) {
 		t.Errorf("invalid reason %q; want it to start %q", sd.Tests[0].Test.Invalid, want)
+	}
+}
+
+// Read warns about a test mission2 cannot be flown through (a box on its
+// landing point), naming the test and the finding, and not about the rest.
+func TestReadWarnsInfeasible(t *testing.T) {
+	dir := t.TempDir()
+	m2, _ := scenario.Builtin("mission2")
+	land := m2.Mission.Path()[len(m2.Mission.Path())-1]
+	for i, b := range []world.Box{{L: 4, W: 4, H: 20, X: 10, Y: 25}, {L: 4, W: 4, H: 20, X: land.X, Y: land.Y}} {
+		c := *m2
+		c.Obstacles = []world.Box{b}
+		y, _ := scenario.EncodeCaseStudy(&c, "mission2.plan")
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("test_%d.yaml", i)), y, 0o644)
+	}
+	var warn strings.Builder
+	if _, err := Read(dir, m2, true, scenario.DefaultRules, &warn, "tool"); err != nil {
+		t.Fatal(err)
+	}
+	if got := warn.String(); !strings.Contains(got, "test_1.yaml is infeasible (near-waypoint)") || strings.Contains(got, "test_0") {
+		t.Errorf("warnings %q; want test_1 near the landing point only", got)
 	}
 }
