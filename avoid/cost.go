@@ -27,9 +27,12 @@ type candidate struct {
 type costMatrix struct {
 	other, dist [gridCells]float64
 	line, box   []float64
-	colNZ       []bool // padded columns with a nonzero cost
+	colNZ       []bool // padded columns with a nonzero cost here or 180° round
+	colNZRow    []bool // padded columns with a nonzero cost
 	rawColNZ    [GridZ]bool
 	anyDist     bool
+	dirty       []int32 // cells of dist that candidates set nonzero
+	terms       terms
 }
 
 // trig tables of the cell centres.
@@ -45,6 +48,10 @@ func init() {
 		sinE[ie], cosE[ie] = math.Sincos(e / deg)
 		stepE[ie] = int(math.Round(1 / cosE[ie]))
 	}
+	// Rows e and −e share cos e (candidates relies on it).
+	for ie := range GridE / 2 {
+		cosE[GridE-1-ie] = cosE[ie]
+	}
 	for iz := range GridZ {
 		_, z := cellCentre(0, iz)
 		sinZ[iz], cosZ[iz] = math.Sincos(z / deg)
@@ -56,7 +63,7 @@ func init() {
 // term pulls toward (getCostMatrix and costFunction of PX4-Avoidance's
 // planner_functions.cpp):
 //
-//	obstacle:  w·(1 + D/√(1+D²)), D = obstacle_cost_param − d, for a cell
+//	obstacle:  obstacleWeight·(1 + D/√(1+D²)), D = obstacleM − d, in cells
 //	           whose mean distance d > 0; then summed over a conic kernel of
 //	           radius smoothR cells in elevation and azimuth;
 //	velocity:  velocity_cost_param·(|v| − v·ĉ);
@@ -68,9 +75,159 @@ func init() {
 //
 // Angles are in degrees. Away from the horizon the cells are evaluated every
 // round(1/cos e) columns and linearly interpolated in between, as there.
+// The planner itself calls candidates, which gives the same directions
+// without filling the whole matrix; compute is the matrix written out.
 func (m *costMatrix) compute(h *histogram, goal, position, vel, closest geom.Vec3, cp *costParams) {
+	t := &m.terms
+	t.set(h, goal, position, vel, closest, cp)
+	for ie := range GridE {
+		row := ie * GridZ
+		t.otherRow(ie, cp, m.other[row:row+GridZ])
+		distRow(h, ie, cp, m.dist[row:row+GridZ])
+	}
+	m.dirty = m.dirty[:0]
+	for k, v := range m.dist {
+		if v != 0 {
+			m.dirty = append(m.dirty, int32(k))
+		}
+	}
+	m.markDist()
+}
+
+// candidates returns the n cheapest directions seen from position, cheapest
+// first: what compute followed by best returns, without filling the whole
+// matrix. The raw obstacle costs are set only where the histogram has
+// points (the rows with stepped columns whole), and the other costs only in
+// the rows that can still hold a candidate: a row is skipped once a lower
+// bound of its other costs exceeds the n-th best total, since obstacle
+// costs are never negative.
+func (m *costMatrix) candidates(h *histogram, goal, position, vel, closest geom.Vec3, cp *costParams, n int, out []candidate) []candidate {
+	t := &m.terms
+	t.set(h, goal, position, vel, closest, cp)
+	for _, k := range m.dirty {
+		m.dist[k] = 0
+	}
+	m.dirty = m.dirty[:0]
+	var stepped [GridE]bool
+	for _, k := range h.touched {
+		ie := int(k) / GridZ
+		if stepE[ie] > 1 {
+			stepped[ie] = true
+			continue
+		}
+		if d := h.dist[k]; d > 0 {
+			m.dist[k] = sigmoid(d, cp)
+			m.dirty = append(m.dirty, k)
+		}
+	}
+	for ie, ok := range stepped {
+		if !ok {
+			continue
+		}
+		row := m.dist[ie*GridZ : (ie+1)*GridZ]
+		distRow(h, ie, cp, row)
+		for iz, v := range row {
+			if v != 0 {
+				m.dirty = append(m.dirty, int32(ie*GridZ+iz))
+			}
+		}
+	}
+	m.rawColNZ = [GridZ]bool{}
+	m.anyDist = false
+	for _, k := range m.dirty {
+		m.rawColNZ[int(k)%GridZ] = true
+		m.anyDist = true
+	}
+	r := cp.smoothR
+	smoothing := r > 0 && m.preparePad(r)
+	// Lower bounds of the other costs: the row's base plus the least of
+	// yaw − velocity·cos e·(v·ẑ) over the columns; rows e and −e share cos e.
+	// Interpolated columns lie between evaluated ones, so the bound holds
+	// for stepped rows too. The margin covers rounding.
+	var f [GridE / 2]float64
+	for ie := range GridE / 2 {
+		kv := cp.velocity * cosE[ie]
+		mn := math.Inf(1)
+		for iz := range GridZ {
+			if v := t.yawC[iz] - kv*t.hv[iz]; v < mn {
+				mn = v
+			}
+		}
+		f[ie] = mn
+	}
+	var lb [GridE]float64
+	var order [GridE]int
+	for ie := range GridE {
+		b, fm := t.base(ie, cp), f[min(ie, GridE-1-ie)]
+		lb[ie] = b + fm - 1e-9*(math.Abs(b)+math.Abs(fm)+1)
+		k := ie
+		for k > 0 && lb[order[k-1]] > lb[ie] {
+			order[k] = order[k-1]
+			k--
+		}
+		order[k] = ie
+	}
+	out = out[:0]
+	var other, row [GridZ]float64
+	for _, ie := range order {
+		if len(out) == n && lb[ie] > out[n-1].cost {
+			break
+		}
+		t.otherRow(ie, cp, other[:])
+		switch {
+		case smoothing:
+			m.smoothedRow(ie, r, row[:])
+		case r <= 0:
+			copy(row[:], m.dist[ie*GridZ:(ie+1)*GridZ])
+		default:
+			row = [GridZ]float64{}
+		}
+		out = mergeRow(out, n, ie, &other, &row)
+	}
+	return out
+}
+
+// mergeRow adds the cells of row ie (other plus obstacle costs) to the n
+// cheapest candidates in out.
+func mergeRow(out []candidate, n, ie int, other, dist *[GridZ]float64) []candidate {
+	for iz := range GridZ {
+		k := ie*GridZ + iz
+		c := other[iz] + dist[iz]
+		if len(out) == n && !before(c, k, out[n-1]) {
+			continue
+		}
+		e, z := cellCentre(ie, iz)
+		cand := candidate{cost: c, e: e, z: z, k: k}
+		i := len(out)
+		if i < n {
+			out = append(out, cand)
+		} else {
+			i = n - 1
+			out[i] = cand
+		}
+		for i > 0 && before(cand.cost, cand.k, out[i-1]) {
+			out[i], out[i-1] = out[i-1], out[i]
+			i--
+		}
+	}
+	return out
+}
+
+// terms are the parts of the cost function that depend on the node, the
+// goal and the velocity but not on the obstacles (the yaw and velocity terms
+// per azimuth column, the pitch scale), worked out once per node.
+type terms struct {
+	goal       polar
+	speed      float64
+	vel        geom.Vec3
+	pitchScale float64
+	yawC, hv   [GridZ]float64
+}
+
+// setTerms fills t for a node at position with velocity vel (the first
+// half of costFunction for every cell).
+func (t *terms) set(h *histogram, goal, position, vel, closest geom.Vec3, cp *costParams) {
 	g := polarOf(goal, position)
-	goalDist := g.r
 	gie, giz := cellIndex(g.e, g.z, AlphaResDeg, GridE, GridZ)
 	facing := false
 	for j := -2; j <= 2 && !facing; j++ {
@@ -86,54 +243,92 @@ func (m *costMatrix) compute(h *histogram, goal, position, vel, closest geom.Vec
 		w = 0
 	}
 	lz := polarOf(closest, position).z
-	speed := vel.Norm()
-	pitchScale := 1.0
-	if goalDist < 5 {
-		pitchScale = 1 / ((0.2 * goalDist) * (0.2 * goalDist))
+	t.goal, t.vel, t.speed = g, vel, vel.Norm()
+	t.pitchScale = 1.0
+	if g.r < 5 {
+		t.pitchScale = 1 / ((0.2 * g.r) * (0.2 * g.r))
 	}
-	// The terms that depend on one angle only.
-	var yawC, hv [GridZ]float64
 	for iz := range GridZ {
 		_, z := cellCentre(0, iz)
 		dg, dl := angleDiff(z, g.z), angleDiff(z, lz)
-		yawC[iz] = (1-w)*cp.yaw*dg*dg + w*cp.yaw*dl*dl
-		hv[iz] = vel.X*cosZ[iz] + vel.Y*sinZ[iz]
+		t.yawC[iz] = (1-w)*cp.yaw*dg*dg + w*cp.yaw*dl*dl
+		t.hv[iz] = vel.X*cosZ[iz] + vel.Y*sinZ[iz]
 	}
-	for ie := range GridE {
-		e, _ := cellCentre(ie, 0)
-		de := e - g.e
-		pitch := cp.pitch * de * de * pitchScale
-		row := ie * GridZ
-		step := stepE[ie]
-		ce, se := cosE[ie], sinE[ie]
-		base := cp.velocity*(speed+vel.Z*se) + pitch
-		eval := func(iz int) {
-			// velocity_cost_param·(|v| − v·ĉ), ĉ = (cos e cos z, cos e sin z, −sin e).
-			m.other[row+iz] = base - cp.velocity*ce*hv[iz] + yawC[iz]
-			m.dist[row+iz] = 0
-			if d := h.dist[row+iz]; d > 0 {
-				D := cp.obstacleM - d
-				m.dist[row+iz] = cp.obstacleWeight * (1 + D/math.Sqrt(1+D*D))
-			}
+}
 
+// base is the part of row ie's cost shared by its cells: the pitch term and
+// the velocity term's |v| and vertical part.
+func (t *terms) base(ie int, cp *costParams) float64 {
+	e, _ := cellCentre(ie, 0)
+	de := e - t.goal.e
+	pitch := cp.pitch * de * de * t.pitchScale
+	return cp.velocity*(t.speed+t.vel.Z*sinE[ie]) + pitch
+}
+
+// otherRow writes row ie of the costs other than the obstacles' into dst:
+// evaluated every stepE[ie] columns and linearly interpolated between, as
+// getCostMatrix does away from the horizon.
+func (t *terms) otherRow(ie int, cp *costParams, dst []float64) {
+	base := t.base(ie, cp)
+	kv := cp.velocity * cosE[ie]
+	step := stepE[ie]
+	if step <= 1 {
+		for iz := range GridZ {
+			dst[iz] = base - kv*t.hv[iz] + t.yawC[iz]
 		}
-		if step <= 1 {
-			for iz := range GridZ {
-				eval(iz)
-			}
-			continue
-		}
-		last := 0
-		eval(0)
-		for iz := step; iz < GridZ; iz += step {
-			eval(iz)
-			m.interp(row, last, iz, step)
-			last = iz
-		}
-		// The last columns wrap around to column 0.
-		m.interp(row, last, GridZ, GridZ-last)
+		return
 	}
-	m.markDist()
+	last := 0
+	dst[0] = base - kv*t.hv[0] + t.yawC[0]
+	for iz := step; iz < GridZ; iz += step {
+		dst[iz] = base - kv*t.hv[iz] + t.yawC[iz]
+		interpRow(dst, last, iz, step)
+		last = iz
+	}
+	interpRow(dst, last, GridZ, GridZ-last)
+}
+
+// sigmoid is the obstacle cost of a cell whose mean distance is d > 0.
+func sigmoid(d float64, cp *costParams) float64 {
+	D := cp.obstacleM - d
+	return cp.obstacleWeight * (1 + D/math.Sqrt(1+D*D))
+}
+
+// distRow writes row ie of the raw obstacle costs into dst, with the same
+// column stepping as otherRow.
+func distRow(h *histogram, ie int, cp *costParams, dst []float64) {
+	row := ie * GridZ
+	eval := func(iz int) {
+		dst[iz] = 0
+		if d := h.dist[row+iz]; d > 0 {
+			dst[iz] = sigmoid(d, cp)
+		}
+	}
+	step := stepE[ie]
+	if step <= 1 {
+		for iz := range GridZ {
+			eval(iz)
+		}
+		return
+	}
+	last := 0
+	eval(0)
+	for iz := step; iz < GridZ; iz += step {
+		eval(iz)
+		interpRow(dst, last, iz, step)
+		last = iz
+	}
+	interpRow(dst, last, GridZ, GridZ-last)
+}
+
+// interpRow fills cells a+1 … b−1 of one row linearly between a and b (b
+// may be GridZ, meaning column 0).
+func interpRow(row []float64, a, b, n int) {
+	bz := b % GridZ
+	g := (row[bz] - row[a]) / float64(n)
+	for i := 1; i < n; i++ {
+		row[a+i] = row[a] + g*float64(i)
+	}
 }
 
 // markDist notes which columns of the raw obstacle costs are nonzero.
@@ -151,18 +346,6 @@ func (m *costMatrix) markDist() {
 	}
 }
 
-// interp fills columns a+1 … b−1 of a row linearly between a and b (b may
-// be GridZ, meaning column 0).
-func (m *costMatrix) interp(row, a, b, n int) {
-	bz := b % GridZ
-	go1 := (m.other[row+bz] - m.other[row+a]) / float64(n)
-	gd := (m.dist[row+bz] - m.dist[row+a]) / float64(n)
-	for i := 1; i < n; i++ {
-		m.other[row+a+i] = m.other[row+a] + go1*float64(i)
-		m.dist[row+a+i] = m.dist[row+a] + gd*float64(i)
-	}
-}
-
 // preparePad marks the columns that hold a nonzero obstacle cost, in
 // the padded column space of smoothPolarMatrix (azimuth wrapped by r on
 // each side, a column also counting as nonzero when its 180°-turned partner
@@ -174,6 +357,7 @@ func (m *costMatrix) preparePad(r int) bool {
 		m.line = make([]float64, cols)
 		m.box = make([]float64, cols)
 		m.colNZ = make([]bool, cols)
+		m.colNZRow = make([]bool, cols)
 	}
 	if !m.anyDist {
 		return false
@@ -181,7 +365,8 @@ func (m *costMatrix) preparePad(r int) bool {
 	half := GridZ / 2
 	for c := range cols {
 		iz := ((c-r)%GridZ + GridZ) % GridZ
-		m.colNZ[c] = m.rawColNZ[iz] || m.rawColNZ[(iz+half)%GridZ]
+		m.colNZRow[c] = m.rawColNZ[iz]
+		m.colNZ[c] = m.colNZRow[c] || m.rawColNZ[(iz+half)%GridZ]
 	}
 	return true
 }
@@ -198,9 +383,14 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 	norm := 1 / float64(r+1)
 	half := GridZ / 2
 	nz := false
+	// Only the rows within r of a pole reach the columns turned by 180°.
+	colNZ := m.colNZ
+	if ie >= r && ie < GridE-r {
+		colNZ = m.colNZRow
+	}
 	for c := range cols {
 		s := 0.0
-		if m.colNZ[c] {
+		if colNZ[c] {
 			iz := ((c-r)%GridZ + GridZ) % GridZ
 			for i := -r; i <= r; i++ {
 				re, rz := ie+i, iz
@@ -295,11 +485,12 @@ func (m *costMatrix) best(n, r int, out []candidate) []candidate {
 		}
 		order[k] = ie
 	}
-	var row [GridZ]float64
+	var other, row [GridZ]float64
 	for _, ie := range order {
 		if len(out) == n && lb[ie] > out[n-1].cost {
 			break
 		}
+		copy(other[:], m.other[ie*GridZ:(ie+1)*GridZ])
 		if any {
 			m.smoothedRow(ie, r, row[:])
 		} else if r <= 0 {
@@ -307,26 +498,7 @@ func (m *costMatrix) best(n, r int, out []candidate) []candidate {
 		} else {
 			row = [GridZ]float64{}
 		}
-		for iz := range GridZ {
-			k := ie*GridZ + iz
-			c := m.other[k] + row[iz]
-			if len(out) == n && !before(c, k, out[n-1]) {
-				continue
-			}
-			e, z := cellCentre(ie, iz)
-			cand := candidate{cost: c, e: e, z: z, k: k}
-			i := len(out)
-			if i < n {
-				out = append(out, cand)
-			} else {
-				i = n - 1
-				out[i] = cand
-			}
-			for i > 0 && before(cand.cost, cand.k, out[i-1]) {
-				out[i], out[i-1] = out[i-1], out[i]
-				i--
-			}
-		}
+		out = mergeRow(out, n, ie, &other, &row)
 	}
 	return out
 }

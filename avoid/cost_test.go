@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/shakedown-robotics/shakedown/geom"
 )
 
 // naiveSmooth is smoothPolarMatrix written out: each cell the sum of its
@@ -74,5 +76,46 @@ func TestAtan2Deg(t *testing.T) {
 	}
 	if got := atan2Deg(0, -1); got != 180 {
 		t.Errorf("atan2Deg(0, -1) = %v; want 180", got)
+	}
+}
+
+// The planner's sparse, row-by-row search gives exactly the directions and
+// costs of the whole matrix: compute, then best. Random histograms with
+// cells near the poles (stepped columns, the 180°-turned rows of the
+// smoothing) and at the horizon, random goals and velocities.
+func TestCandidatesMatchWholeMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cfg := DefaultConfig()
+	cp := costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
+		obstacleWeight: cfg.ObstacleWeight, smoothR: 7, minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM}
+	var sparse, dense costMatrix
+	for trial := range 300 {
+		var h histogram
+		for range rng.IntN(120) {
+			ie := rng.IntN(GridE)
+			if rng.IntN(3) == 0 {
+				ie = 12 + rng.IntN(6) // near the horizon
+			}
+			h.set(ie*GridZ+rng.IntN(GridZ), 0.3+17*rng.Float64())
+		}
+		v := func(s float64) geom.Vec3 {
+			return geom.Vec3{X: s * rng.NormFloat64(), Y: s * rng.NormFloat64(), Z: s * rng.NormFloat64()}
+		}
+		pos := v(10)
+		goal := pos.Add(v(8))
+		closest := pos.Add(v(8))
+		vel := v(1.5)
+		cp.smoothR = []int{7, 7, 0, 3}[trial%4]
+		got := sparse.candidates(&h, goal, pos, vel, closest, &cp, 8, nil)
+		dense.compute(&h, goal, pos, vel, closest, &cp)
+		want := dense.best(8, cp.smoothR, nil)
+		if len(got) != len(want) {
+			t.Fatalf("trial %d: %d candidates; want %d", trial, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("trial %d candidate %d: got %+v; want %+v", trial, i, got[i], want[i])
+			}
+		}
 	}
 }

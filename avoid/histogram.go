@@ -79,6 +79,21 @@ func cellIndex(e, z, res float64, nE, nZ int) (ie, iz int) {
 	return ie, iz
 }
 
+// histCell is cellIndex on the 6° grid as a row-major cell number, for
+// e ∈ [−90°, 90°] and z ∈ [−180°, 180°] as polarOf returns them (the
+// conversion truncates, which is the floor for these non-negative offsets).
+func histCell(e, z float64) int {
+	ie := int((e + 90) * (1.0 / AlphaResDeg))
+	if ie > GridE-1 {
+		ie = GridE - 1
+	}
+	iz := int((z + 180) * (1.0 / AlphaResDeg))
+	if iz >= GridZ {
+		iz -= GridZ
+	}
+	return ie*GridZ + iz
+}
+
 // cellCentre returns the direction of the centre of cell (ie, iz) on the
 // 6° grid.
 func cellCentre(ie, iz int) (e, z float64) {
@@ -109,29 +124,48 @@ func wrap180(a float64) float64 {
 
 // histogram is the 6° polar histogram around one origin: the mean distance
 // of the points in each cell, 0 for an empty cell (generateNewHistogram).
+// touched lists the nonempty cells in the order they were first filled, so
+// that clearing and scanning the histogram cost the number of points, not
+// the number of cells.
 type histogram struct {
-	dist  [gridCells]float64
-	count [gridCells]int32
-	empty bool
+	dist    [gridCells]float64
+	count   [gridCells]int32
+	touched []int32
+	empty   bool
 }
 
 func (h *histogram) build(cloud []point, origin geom.Vec3) {
-	h.dist = [gridCells]float64{}
-	h.count = [gridCells]int32{}
-	h.empty = true
+	h.reset()
 	for i := range cloud {
 		p := polarOf(cloud[i].p, origin)
-		ie, iz := cellIndex(p.e, p.z, AlphaResDeg, GridE, GridZ)
-		k := ie*GridZ + iz
+		k := histCell(p.e, p.z)
+		if h.count[k] == 0 {
+			h.touched = append(h.touched, int32(k))
+		}
 		h.dist[k] += p.r
 		h.count[k]++
 	}
-	for k := range h.dist {
-		if h.count[k] > 0 {
-			h.dist[k] /= float64(h.count[k])
-			h.empty = false
-		}
+	for _, k := range h.touched {
+		h.dist[k] /= float64(h.count[k])
 	}
+	h.empty = len(h.touched) == 0
+}
+
+// reset empties the histogram.
+func (h *histogram) reset() {
+	for _, k := range h.touched {
+		h.dist[k], h.count[k] = 0, 0
+	}
+	h.touched = h.touched[:0]
+	h.empty = true
+}
+
+// set makes cell k hold one point at distance d (for hand-made histograms).
+func (h *histogram) set(k int, d float64) {
+	if h.count[k] == 0 {
+		h.touched = append(h.touched, int32(k))
+	}
+	h.dist[k], h.count[k], h.empty = d, 1, false
 }
 
 func (h *histogram) at(ie, iz int) float64 {

@@ -359,8 +359,7 @@ func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist boo
 		if n > 0 || !rootHist {
 			p.hist.build(p.mem, o.pos)
 		}
-		p.cost.compute(&p.hist, goal, o.pos, o.vel, closest, &p.cp)
-		p.cands = p.cost.best(p.cfg.Children, p.cp.smoothR, p.cands)
+		p.cands = p.cost.candidates(&p.hist, goal, o.pos, o.vel, closest, &p.cp, p.cfg.Children, p.cands)
 		children := 0
 		distO := goal.Sub(o.pos).Norm()
 		speed := o.vel.Norm()
@@ -372,7 +371,7 @@ func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist boo
 			}
 			close := false
 			for i := range p.tree {
-				if p.tree[i].pos.Sub(q).Norm() < 0.2 {
+				if d := p.tree[i].pos.Sub(q); d.Dot(d) < 0.2*0.2 {
 					close = true
 					break
 				}

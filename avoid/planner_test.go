@@ -40,7 +40,7 @@ func cloudFrom(t *testing.T, scene *world.Scene, pos geom.Vec3, yaw float64) qua
 func TestCostFunctionByHand(t *testing.T) {
 	var h histogram
 	ahead := 15*GridZ + 30 // row e 0…6°, column z 0…6°
-	h.dist[ahead], h.count[ahead], h.empty = 4, 1, false
+	h.set(ahead, 4)
 	var m costMatrix
 	pos := geom.Vec3{Z: -10}
 	goal := geom.Vec3{X: 10, Z: -10}
