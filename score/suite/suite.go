@@ -2,7 +2,10 @@
 // folders of test_*.yaml a generator writes (one per tool, and per mission
 // when several are scored), the obstacles of each test, and their runs,
 // read from PX4 logs and trajectory CSVs or flown through a campaign
-// runner on any engine. The scoring itself is package score's.
+// runner on any engine; Score scores and ranks them with package score's
+// formulas, and Lint checks them against the competition's rules and
+// Aerialist's bench without flying (scenario's findings, tallied per
+// suite and mission).
 package suite
 
 import (
