@@ -16,8 +16,8 @@
 //     the previous-goal → goal line, and the pitch term 25·Δe², sharpened
 //     within 5 m of the goal;
 //   - the star planner's tree search (buildLookAheadTree): 8 children per
-//     node 2 m apart in the cheapest directions, none farther from the goal,
-//     heuristic 35·|goal − node|, 40 expanded nodes;
+//     node 2 m apart in the cheapest directions, heuristic 35·|goal − node|,
+//     40 expanded nodes, the path to the deepest open node;
 //   - the waypoint generator: the LOITER, TRY_PATH, DIRECT and
 //     ALTITUDE_CHANGE states, the setpoint moving along the tree's path at
 //     the cruise speed, the speed capped by the stopping distance within the

@@ -100,12 +100,13 @@ func TestTreeGoesRoundTheFreeSide(t *testing.T) {
 	if y := path[1].Y; y >= 0 {
 		t.Errorf("first node at y = %.2f; want the free side (y < 0)", y)
 	}
-	// 40 expansions reach alongside the box (its near face is x = 8) on
-	// the free side, more than 2 m out from its West edge y = −2.5: the
-	// sigmoid saturates there and the conic inflation keeps the path off.
+	// The deepest open node after 40 expansions lies level with the box's
+	// near face (x = 8) on the free side, more than 2 m out from its West
+	// edge y = −2.5: the sigmoid saturates there and the conic inflation
+	// keeps the path off.
 	end := path[len(path)-1]
-	if end.X < 8 || end.Y > -4.5 || len(path) < 5 {
-		t.Errorf("path ends at %v after %d nodes; want alongside the box at y < -4.5 after at least 4 nodes", end, len(path)-1)
+	if end.X < 7 || end.Y > -4.5 || len(path) < 5 {
+		t.Errorf("path ends at %v after %d nodes; want level with the box at y < -4.5 after at least 4 nodes", end, len(path)-1)
 	}
 	for i, q := range path {
 		if d := box.Distance(q.XY()); d < 0.5 {
@@ -320,5 +321,43 @@ func TestCloudTimeoutHovers(t *testing.T) {
 	}
 	if q.State() != Loiter {
 		t.Errorf("after 6 s without any cloud: state %v; want LOITER", q.State())
+	}
+}
+
+// A wide wall 4 m ahead with the goal behind it: the tree grows along the
+// wall and its path ends at the deepest open node, not at the node chosen
+// last; every child carries the 2-m step to it as its velocity
+// (node_velocity in buildLookAheadTree).
+func TestTreeGrowsAlongAWall(t *testing.T) {
+	wall := world.Box{L: 1, W: 30, H: 25, X: 4.5, Y: 0}
+	scene := &world.Scene{Boxes: []world.Box{wall}}
+	pos := geom.Vec3{Z: -10}
+	goal := geom.Vec3{X: 20, Z: -10}
+	c := cloudFrom(t, scene, pos, 0)
+	p := newPlanner(t)
+	if err := p.Observe(0, c.Pos, c.Att, c.Points); err != nil {
+		t.Fatal(err)
+	}
+	p.process(0, pos)
+	p.hist.build(p.mem, pos)
+	p.buildTree(pos, geom.Vec3{}, goal, goal, true)
+	path := p.Path()
+	if len(path) < 4 {
+		t.Fatalf("path %v: want at least three nodes past the vehicle", path)
+	}
+	deepest := 0
+	for i, n := range p.tree {
+		if !n.closed {
+			deepest = max(deepest, n.depth)
+		}
+		if v := n.vel.Norm(); i > 0 && math.Abs(v-2) > 1e-9 {
+			t.Errorf("node %d velocity %v (%.3f m/s); want the 2-m step from its parent", i, n.vel, v)
+		}
+	}
+	if got := len(path) - 1; got != deepest {
+		t.Errorf("path has %d nodes past the vehicle; the deepest open node is at depth %d", got, deepest)
+	}
+	if end := path[len(path)-1]; math.Abs(end.Y) < 2 {
+		t.Errorf("path ends at %v; want it to run along the wall (|y| ≥ 2)", end)
 	}
 }

@@ -233,6 +233,7 @@ func (e *env) trajectory(c *Case, typ string) error {
 	type st struct {
 		done, ok bool
 		sentinel string
+		err      error // the tracker's own failure
 		world    traj.Path
 		timed    *traj.Timed
 		t0, t1   float64
@@ -246,9 +247,17 @@ func (e *env) trajectory(c *Case, typ string) error {
 		if err != nil {
 			return err
 		}
-		tr, err := track.New(e.cfg.Tracker)
+		var tr track.Tracker
+		if e.cfg.NewTracker != nil {
+			tr, err = e.cfg.NewTracker(r.n)
+		} else {
+			tr, err = track.New(e.cfg.Tracker)
+		}
 		if err != nil {
 			return err
+		}
+		if c, ok := tr.(interface{ Close() error }); ok {
+			defer c.Close()
 		}
 		if err := tr.Start(wp, odom(tel)); err != nil {
 			return err
@@ -283,6 +292,13 @@ func (e *env) trajectory(c *Case, typ string) error {
 		for i, r := range e.w.robots {
 			s := &sts[i]
 			if s.done || !r.tracker.Done() {
+				continue
+			}
+			if f, ok := r.tracker.(interface{ Err() error }); ok && f.Err() != nil {
+				s.done, s.sentinel, s.t1, s.err = true, "aborted", t, f.Err()
+				r.tracker = nil
+				r.stopCapture()
+				_ = r.sim.Hold(e.w.ctx)
 				continue
 			}
 			s.done, s.ok, s.t1 = true, true, t
@@ -331,6 +347,8 @@ func (e *env) trajectory(c *Case, typ string) error {
 		switch {
 		case s.sentinel == "timeout":
 			msgs = append(msgs, fmt.Sprintf("robot_%d: trajectory not complete after %g s", r.n, TrajTimeoutS))
+		case s.err != nil:
+			msgs = append(msgs, fmt.Sprintf("robot_%d: the tracker failed: %v", r.n, s.err))
 		case s.sentinel == "aborted":
 			msgs = append(msgs, fmt.Sprintf("robot_%d: crashed at %.1f s", r.n, s.t1))
 		case ct.N > 0 && !(ct.Mean < CrossTrackTolM):

@@ -62,8 +62,16 @@ type Config struct {
 	NumRobots []int
 	// Iterations is --stress-iterations; 0 = 1.
 	Iterations int
-	// Tracker names the tracker (track.Names); "" = track.Default.
+	// Tracker names the tracker (track.Names); "" = track.Default. With
+	// NewTracker it is only the name the results carry.
 	Tracker string
+	// NewTracker, when not nil, makes the tracker of each robot (1-based)
+	// for each trajectory instead of track.New(Tracker): the built-in
+	// trackers with parameters (track.NewWith) or one outside the process
+	// (package track/extern). A tracker with an Err() error method that
+	// reports an error when it is done failed the trajectory; one with a
+	// Close() error method is closed after it.
+	NewTracker func(robot int) (track.Tracker, error)
 	// Seed seeds every random draw: sensor noise, gusts, the wind's
 	// direction. Each (suite, robot count, iteration, robot) gets its own
 	// stream derived from it.
@@ -178,7 +186,7 @@ func (c *Config) normalize() (map[string]map[string]float64, error) {
 	if c.Iterations < 1 || c.Iterations > 10000 {
 		return nil, fmt.Errorf("%w: stress iterations %d out of range 1..10000", ErrConfig, c.Iterations)
 	}
-	if _, err := track.New(c.Tracker); err != nil {
+	if _, err := track.New(c.Tracker); err != nil && c.NewTracker == nil {
 		return nil, err
 	}
 	for _, v := range c.TakeoffVelocities {

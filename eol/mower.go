@@ -56,6 +56,12 @@ type Options struct {
 	NoBlade bool      // blade disconnected (blade:=false): its rows SKIP
 	NoLidar bool      // no lidar (the quadrotor: no range sensor) fitted (lidar:=false): its rows SKIP
 	Mower   MowerSpec // zero = DefaultMowerSpec()
+	// Halt stops commanding motion and the blade as soon as a safety check
+	// (blade.stop and steps 4 to 6) fails: the runner sends the idle request,
+	// stops repeating the driver's command, presses no GO, and the later
+	// motion steps report SKIP. Set it on a real robot; false runs every step
+	// whatever failed before, as the simulator's seed runs do. The mower only.
+	Halt bool
 }
 
 // ErrBadOptions wraps every problem with Options.
@@ -152,6 +158,8 @@ type mowerRun struct {
 	bias    float64 // gyro z bias measured in step 1
 	imuOK   bool    // the IMU published during step 1
 	jointOK bool
+
+	halted string // the failed safety check after which motion stopped (Options.Halt)
 }
 
 // RunMower runs the mower's seven steps on m and returns the report. The
@@ -205,6 +213,21 @@ func (r *mowerRun) send(c gate.Command) error {
 }
 
 func (r *mowerRun) drive(c gate.Command) error { return r.send(c) }
+
+// halt ends the run's motion after the failed check id (Options.Halt):
+// the idle request now, nothing repeated, and no later step moves.
+func (r *mowerRun) halt(id string) error {
+	r.halted = id
+	return r.send(gate.Command{})
+}
+
+// mustHalt reports whether a failed check now ends the run's motion.
+func (r *mowerRun) mustHalt() bool { return r.opt.Halt && r.halted == "" }
+
+// haltedWhy is the reason rows are skipped after a halt.
+func (r *mowerRun) haltedWhy() string {
+	return r.halted + " failed: the runner stopped commanding motion and the blade (Halt)"
+}
 
 // silence stops repeating the request, as a driver that died.
 func (r *mowerRun) silence() { r.refresh = false }
@@ -619,6 +642,11 @@ func (r *mowerRun) blade() error {
 		down = r.s.T - t0
 	}
 	r.add(kd.val(down, "s", "%.2f s").pass(ok && down <= L.v("blade_down_s")))
+	if !(ok && down <= L.v("blade_down_s")) && r.mustHalt() {
+		if err := r.halt(kd.c.ID); err != nil {
+			return err
+		}
+	}
 	_, err = r.watch(2, r.still)
 	return err
 }
@@ -635,7 +663,11 @@ func (r *mowerRun) stop() error {
 	kg := newCheck(st, stepStop, "stop.ring", "ring light while latched").limit("red")
 	kr := newCheck(st, stepStop, "stop.release", "release (GO held) leaves it stopped").
 		limit("unlatched; wheels ≤ %.2f m/s for %.0f s", L.v("still_speed"), L.v("release_watch_s"))
-	if !r.jointFresh() {
+	switch {
+	case r.halted != "":
+		r.skipAll(r.haltedWhy(), ks, kb, kl, kg, kr)
+		return nil
+	case !r.jointFresh():
 		r.skipAll(noJoints, ks, kb, kl, kg, kr)
 		return nil
 	}
@@ -683,6 +715,17 @@ func (r *mowerRun) stop() error {
 		if math.IsNaN(bladeAt) && r.bladeShare() < L.v("blade_down_share") {
 			bladeAt = r.s.T - tp
 		}
+		if r.mustHalt() {
+			// A limit passed without the stop: the driver stops asking now.
+			switch {
+			case math.IsNaN(stillAt) && r.s.T-tp > L.v("stop_standstill_s")+1e-9:
+				pressErr = r.halt(ks.c.ID)
+				return true
+			case blade && math.IsNaN(bladeAt) && r.s.T-tp > L.v("stop_blade_s")+1e-9:
+				pressErr = r.halt(kb.c.ID)
+				return true
+			}
+		}
 		return released && !math.IsNaN(stillAt) && (!blade || !math.IsNaN(bladeAt))
 	}); err != nil {
 		return err
@@ -696,14 +739,25 @@ func (r *mowerRun) stop() error {
 		}
 	}
 	r.add(ks.val(stillAt, "s", "%.2f s").pass(stillAt <= L.v("stop_standstill_s")))
-	if blade {
-		r.add(kb.val(bladeAt, "s", "%.2f s").pass(bladeAt <= L.v("stop_blade_s")))
-	} else {
+	switch {
+	case !blade:
 		r.add(kb.skip("blade:=false: blade disconnected"))
+	case r.halted == ks.c.ID && math.IsNaN(bladeAt):
+		r.add(kb.skip(r.haltedWhy() + " before the blade's limit"))
+	default:
+		r.add(kb.val(bladeAt, "s", "%.2f s").pass(bladeAt <= L.v("stop_blade_s")))
+	}
+	if r.halted != "" {
+		r.skipAll(r.haltedWhy(), kl, kg, kr)
+		_, err := r.watch(3, r.still)
+		return err
 	}
 	// Nothing moves while latched; the ring is red.
 	maxV, maxW := 0.0, 0.0
 	allRed, allLatched := true, true
+	latchedStill := func() bool {
+		return maxV <= L.v("still_speed") && maxW <= L.v("still_yaw_rate") && allLatched
+	}
 	if _, err := r.watch(L.v("stop_still_s"), func() bool {
 		l, rt := r.wheelSpeeds()
 		maxV = math.Max(maxV, math.Max(math.Abs(l), math.Abs(rt)))
@@ -712,17 +766,34 @@ func (r *mowerRun) stop() error {
 		}
 		allRed = allRed && r.s.Safety.Ring == gate.RingRed
 		allLatched = allLatched && r.s.Safety.Latched
-		return false
+		return r.mustHalt() && !latchedStill()
 	}); err != nil {
 		return err
 	}
 	r.add(kl.val(maxV, "m/s", "wheels ≤ %.3f m/s").detail("yaw rate ≤ %.3f rad/s; latched throughout: %v", maxW, allLatched).
-		pass(maxV <= L.v("still_speed") && maxW <= L.v("still_yaw_rate") && allLatched))
+		pass(latchedStill()))
+	if !latchedStill() && r.mustHalt() {
+		if err := r.halt(kl.c.ID); err != nil {
+			return err
+		}
+		r.skipAll(r.haltedWhy(), kg, kr)
+		_, err := r.watch(3, r.still)
+		return err
+	}
 	ring := "red"
 	if !allRed {
 		ring = "not red throughout (" + r.s.Safety.Ring.String() + " at the end)"
 	}
 	r.add(kg.text("%s", ring).pass(allRed))
+	if !allRed && r.mustHalt() {
+		// The latch is not released on a robot whose STOP does not show.
+		if err := r.halt(kg.c.ID); err != nil {
+			return err
+		}
+		r.skipAll(r.haltedWhy(), kr)
+		_, err := r.watch(3, r.still)
+		return err
+	}
 	// Release: GO held; the driver still commands motion; nothing moves.
 	if err := r.m.Press(r.ctx, vehicle.ButtonGo, true); err != nil {
 		return err
@@ -739,7 +810,7 @@ func (r *mowerRun) stop() error {
 		l, rt := r.wheelSpeeds()
 		maxV = math.Max(maxV, math.Max(math.Abs(l), math.Abs(rt)))
 		unlatched = unlatched && !r.s.Safety.Latched
-		return false
+		return r.mustHalt() && !(unlatched && maxV <= L.v("still_speed"))
 	}); err != nil {
 		return err
 	}
@@ -748,6 +819,13 @@ func (r *mowerRun) stop() error {
 		kr.detail("still latched after GO held %.1f s", L.v("go_hold_s"))
 	}
 	r.add(kr.pass(unlatched && maxV <= L.v("still_speed")))
+	if !(unlatched && maxV <= L.v("still_speed")) && r.mustHalt() {
+		if err := r.halt(kr.c.ID); err != nil {
+			return err
+		}
+		_, err := r.watch(3, r.still)
+		return err
+	}
 	// The driver stops asking; an idle request re-enables the gate.
 	if err := r.send(gate.Command{}); err != nil {
 		return err
@@ -762,7 +840,11 @@ func (r *mowerRun) watchdog() error {
 	L := r.lim
 	kd := newCheck(st, stepWatchdog, "watchdog.drive", "driver silent to standstill").limit("≤ %.1f s", L.v("dog_drive_s"))
 	kb := newCheck(st, stepWatchdog, "watchdog.blade", "driver silent to blade below 10 %").limit("≤ %.1f s", L.v("dog_blade_s"))
-	if !r.jointFresh() {
+	switch {
+	case r.halted != "":
+		r.skipAll(r.haltedWhy(), kd, kb)
+		return nil
+	case !r.jointFresh():
 		r.skipAll(noJoints, kd, kb)
 		return nil
 	}
@@ -790,6 +872,7 @@ func (r *mowerRun) watchdog() error {
 	ts := r.lastSend
 	stillAt, bladeAt := math.NaN(), math.NaN()
 	window := math.Max(L.v("dog_drive_s"), L.v("dog_blade_s"))
+	var haltErr error
 	if _, err := r.watch(window-(r.s.T-ts), func() bool {
 		if math.IsNaN(stillAt) && r.still() {
 			stillAt = r.s.T - ts
@@ -797,21 +880,41 @@ func (r *mowerRun) watchdog() error {
 		if math.IsNaN(bladeAt) && r.bladeShare() < L.v("blade_down_share") {
 			bladeAt = r.s.T - ts
 		}
+		if r.mustHalt() {
+			switch {
+			case math.IsNaN(stillAt) && r.s.T-ts > L.v("dog_drive_s")+1e-9:
+				haltErr = r.halt(kd.c.ID)
+				return true
+			case blade && math.IsNaN(bladeAt) && r.s.T-ts > L.v("dog_blade_s")+1e-9:
+				haltErr = r.halt(kb.c.ID)
+				return true
+			}
+		}
 		return !math.IsNaN(stillAt) && (!blade || !math.IsNaN(bladeAt))
 	}); err != nil {
 		return err
+	}
+	if haltErr != nil {
+		return haltErr
 	}
 	if math.IsNaN(stillAt) {
 		kd.detail("still moving %.1f s after the last command: nothing timed the command out", r.s.T-ts)
 	}
 	r.add(kd.val(stillAt, "s", "%.2f s").pass(stillAt <= L.v("dog_drive_s")))
-	if blade {
+	switch {
+	case !blade:
+		r.add(kb.skip("blade:=false: blade disconnected"))
+	case r.halted == kd.c.ID && math.IsNaN(bladeAt):
+		r.add(kb.skip(r.haltedWhy() + " before the blade's limit"))
+	default:
 		if math.IsNaN(bladeAt) {
 			kb.detail("blade still at %.0f %% %.1f s after the last command", r.bladeShare()*100, r.s.T-ts)
 		}
 		r.add(kb.val(bladeAt, "s", "%.2f s").pass(bladeAt <= L.v("dog_blade_s")))
-	} else {
-		r.add(kb.skip("blade:=false: blade disconnected"))
+	}
+	if r.halted != "" {
+		_, err := r.watch(3, r.still)
+		return err
 	}
 	// The driver comes back: no motion, the blade as step 6 wants it.
 	if err := r.send(gate.Command{Blade: blade}); err != nil {
@@ -857,6 +960,9 @@ func (r *mowerRun) obstacle() error {
 	L := r.lim
 	k := newCheck(st, stepObstacle, "obstacle.stop", "stopped by the gate before the box").limit("at rest, ≥ %.2f m from the box", L.v("obstacle_min_m"))
 	switch {
+	case r.halted != "":
+		r.add(k.skip(r.haltedWhy()))
+		return nil
 	case r.opt.NoLidar:
 		r.add(k.skip("lidar:=false: no lidar fitted"))
 		return nil
@@ -901,6 +1007,10 @@ func (r *mowerRun) obstacle() error {
 			outcome = "past"
 			return true
 		}
+		if free, _ := r.corridor(0); r.mustHalt() && free < L.v("obstacle_min_m") && !r.still() {
+			outcome = "close"
+			return true
+		}
 		if r.still() && (moved || r.s.T-t0 > 2) {
 			stillFor += tick.Seconds()
 			if stillFor >= 1-1e-9 {
@@ -923,6 +1033,8 @@ func (r *mowerRun) obstacle() error {
 	case "stopped":
 		k.val(free, "m", "%.3f m").detail("box first seen %.2f m ahead; drove %.2f m; gate holding: %s", d0, dist, hold)
 		r.add(k.pass(free >= L.v("obstacle_min_m") && hold == gate.HoldObstacle))
+	case "close":
+		r.add(k.val(free, "m", "%.3f m, moving").detail("box first seen %.2f m ahead; drove %.2f m; closer than %.2f m and still moving: the runner stopped asking (Halt)", d0, dist, L.v("obstacle_min_m")).pass(false))
 	case "past":
 		r.add(k.text("drove past").detail("box first seen %.2f m ahead, drove %.2f m without being stopped", d0, dist).pass(false))
 	default:

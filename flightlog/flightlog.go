@@ -41,6 +41,9 @@ const (
 	TopicGNSSFix   = "/telemetry/gnss_fix"
 	TopicBattery   = "/telemetry/battery"
 	TopicRange     = "/telemetry/range"
+	TopicJoints    = "/telemetry/joints"
+	TopicSafety    = "/safety/status"
+	TopicRequest   = "/safety/request" // what a driver asked the safety gate for
 	WorldFrame     = "world"
 	BodyFrame      = "base_link"
 	library        = "shakedown flightlog"
@@ -158,6 +161,9 @@ var channelDefs = []struct{ topic, schema string }{
 	{TopicGNSSFix, "foxglove.LocationFix"},
 	{TopicBattery, "shakedown.Battery"},
 	{TopicRange, "shakedown.Range"},
+	{TopicJoints, "shakedown.JointState"},
+	{TopicSafety, "shakedown.Safety"},
+	{TopicRequest, "shakedown.DriveRequest"},
 }
 
 // Close finishes the file (summary and index); it does not close the

@@ -39,4 +39,10 @@ var schemas = map[string]string{
 		`,"voltage":{"type":"number"},"current":{"type":"number"},"remaining":{"type":"number"}}}`,
 	"shakedown.Range": `{"title":"shakedown.Range","type":"object","properties":{"timestamp":` + timeSchema +
 		`,"ranges":{"type":"array","items":{"type":["number","null"]}},"max":{"type":"number"},"min":{"type":["number","null"]}}}`,
+	"shakedown.JointState": `{"title":"shakedown.JointState","type":"object","properties":{"timestamp":` + timeSchema +
+		`,"wheel_rad_s":{"type":"array","items":{"type":"number"}},"wheel_rad":{"type":"array","items":{"type":"number"}},"blade_rad_s":{"type":"number"}}}`,
+	"shakedown.Safety": `{"title":"shakedown.Safety","type":"object","properties":{"timestamp":` + timeSchema +
+		`,"latched":{"type":"boolean"},"ring":{"type":"string"},"hold":{"type":"string"}}}`,
+	"shakedown.DriveRequest": `{"title":"shakedown.DriveRequest","type":"object","properties":{"timestamp":` + timeSchema +
+		`,"v":{"type":"number"},"w":{"type":"number"},"blade":{"type":"boolean"}}}`,
 }

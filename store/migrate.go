@@ -57,4 +57,15 @@ CREATE TABLE trajectories (
 	full      BLOB              -- the full-rate trace, when the job kept it
 ) STRICT;
 `,
+	// 2: telemetry events (the end-of-line test's eol_check, …).
+	`
+CREATE TABLE events (
+	kind TEXT NOT NULL,         -- telemetry.Event.Kind
+	id   TEXT NOT NULL,         -- unique within kind; a re-sent event replaces the first
+	time TEXT NOT NULL,         -- RFC 3339, UTC
+	doc  BLOB NOT NULL,         -- the event's JSON object
+	PRIMARY KEY (kind, id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX events_time ON events(kind, time);
+`,
 }

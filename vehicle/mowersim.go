@@ -136,7 +136,8 @@ func (s *MowerSim) record() {
 // last command it got.
 func (s *MowerSim) runGate() {
 	sc := s.r.Scan()
-	in := gate.Inputs{Stop: s.stop, Go: s.goHeld}
+	stop, goHeld := s.r.Buttons()
+	in := gate.Inputs{Stop: stop, Go: goHeld}
 	if sc.Ranges != nil && sc.Seq > 0 {
 		in.Scan = gate.Scan{T: sc.T, AngleMinRad: sc.AngleMinRad, AngleIncRad: sc.AngleIncRad, Ranges: sc.Ranges, MountXM: sc.MountXM}
 	}

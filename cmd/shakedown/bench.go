@@ -41,6 +41,7 @@ type benchFlags struct {
 	quiet      bool
 	sim        string
 	record     bool
+	trackerPar []string
 }
 
 func newBenchCmd() *cobra.Command {
@@ -76,7 +77,8 @@ Exit status: 0 every test passed, 1 a test failed, 2 bad input.`,
 	fl.StringVar(&f.types, "trajectory-types", strings.Join(traj.Types(), ","), "comma-separated trajectory `types`")
 	fl.StringVar(&f.robots, "num-robots", "1,3", "comma-separated robot `counts`; each count flies together in one world")
 	fl.IntVar(&f.iterations, "stress-iterations", 1, "repeat `count` per robot count (metrics report mean ± sd)")
-	fl.StringVar(&f.tracker, "tracker", track.Default, "path `tracker`: "+strings.Join(track.Names(), ", "))
+	fl.StringVar(&f.tracker, "tracker", track.Default, "path `tracker`: "+strings.Join(track.Names(), ", ")+"; exec:CMD (JSON lines on its stdin and stdout); ros:ws://host:9090 (a ROS 2 tracker node behind rosbridge)")
+	fl.StringArrayVar(&f.trackerPar, "tracker-param", nil, "set a tracker parameter, `name=value` (airstack: sphere_radius, look_ahead_time, …; exec: and ros:: rate_hz, timeout_s); repeatable")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of sensor noise, gusts and the wind's direction")
 	fl.StringVar(&f.out, "out", "tests/results", "results `root`; each run writes a new timestamped directory in it")
 	fl.StringVarP(&f.keyword, "keyword", "k", "", "select tests by `expression` over their ids (pytest -k)")
@@ -122,7 +124,7 @@ func benchConfig(f benchFlags) (bench.Config, error) {
 	if f.iterations < 1 || f.iterations > 10000 {
 		return cfg, fmt.Errorf("--stress-iterations: %d is not in 1..10000", f.iterations)
 	}
-	if _, err := track.New(f.tracker); err != nil {
+	if _, err := parseTracker(f.tracker, f.trackerPar); err != nil {
 		return cfg, fmt.Errorf("--tracker: %w", err)
 	}
 	for _, s := range splitList(f.velocities) {
@@ -197,6 +199,12 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 		return err
 	}
 	cfg.Now = now
+	spec, _ := parseTracker(f.tracker, f.trackerPar)
+	release, err := setTracker(ctx, spec, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	var bar *progressbar.ProgressBar
 	if !f.quiet {
 		cfg.Progress = func(p bench.Progress) {

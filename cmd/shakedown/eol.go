@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/shakedown-robotics/shakedown/eol"
 	"github.com/shakedown-robotics/shakedown/gate"
@@ -29,6 +30,18 @@ type eolFlags struct {
 	json    bool
 	variant string
 	profile string // robot profile YAML for --connect ws:// (rosbridge.go)
+	yes     bool   // the pre-run checklist is confirmed (unattended runs)
+	halt    bool   // stop commanding motion after a failed safety check (always with --connect)
+	data    string // the bag under DIR/runs/<run_id>/ and the store DIR/shakedown.db; "" = neither
+	db      string // the store's file; "" = DIR/shakedown.db
+	events  string // an OpenSearch/Elasticsearch cluster the eol_check events go to
+}
+
+// eolIO is where runEOL talks to the operator.
+type eolIO struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	terminal       bool // stdin is a terminal someone can answer on
 }
 
 // eolNow is the clock the report's time comes from; tests replace it.
@@ -54,16 +67,29 @@ quadrotor's: 1 sensors, 2 motor test, 3 kill switch, 4 offboard-setpoint loss,
 
 Without --connect it runs on the embedded simulator. --blade=false (blade
 disconnected) and --lidar=false (no lidar fitted) make those rows SKIP.
+
+With --connect the robot is real as far as the test knows: before anything
+moves it shows the pre-run checklist (clear lawn, the box, a hand on STOP,
+the blade) on stderr and waits for "yes" on the terminal; --yes confirms it
+for unattended runs (CI against shakedown sitl). Without a terminal and
+without --yes it refuses to start (exit 2). On such a link the mower's
+runner stops commanding motion and the blade as soon as a safety check
+fails, and the later motion rows report SKIP (--halt does the same in the
+simulator).
 Exit status: 0 PASS, 1 FAIL, 2 could not run (bad flags, unreachable robot);
 nothing is written when it cannot run.`,
 		Example: `  shakedown eol
   shakedown eol --serial MB-0001 --run-id eol-3
   shakedown eol --serial MB-0002 --blade=false --lidar=false
   shakedown eol --sim-variant eol-2 --run-id eol-2       # the seed's second run: FAIL
-  shakedown eol --vehicle quad --serial QD-0001 --out /tmp/reports --json`,
+  shakedown eol --vehicle quad --serial QD-0001 --out /tmp/reports --json
+  shakedown eol --connect ws://mower-7:9090 --serial MB-0007 --blade=false`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runEOL(cmd.Context(), cmd.OutOrStdout(), f, cmd.Flags().Changed("serial"), cmd.Flags().Changed("blade"))
+			in := cmd.InOrStdin()
+			file, ok := in.(*os.File)
+			sio := eolIO{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), stdin: in, terminal: ok && term.IsTerminal(int(file.Fd()))}
+			return runEOL(cmd.Context(), sio, f, cmd.Flags().Changed("serial"), cmd.Flags().Changed("blade"))
 		},
 	}
 	fl := cmd.Flags()
@@ -77,11 +103,16 @@ nothing is written when it cannot run.`,
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulator's noise")
 	fl.BoolVar(&f.json, "json", false, "print the end_of_line block as JSON instead of the summary")
 	fl.StringVar(&f.profile, "profile", "", "robot profile `YAML` (topics, rates, geometry) of the mower reached with --connect ws://; default the built-in mower profile")
+	fl.StringVar(&f.data, "data", "data", "record the mower's bag in `DIR`/runs/<run-id>/eol.mcap and each check's eol_check event in DIR/shakedown.db; \"\" records neither")
+	fl.StringVar(&f.db, "db", "", "the SQLite store the eol_check events go into (default DIR/shakedown.db of --data)")
+	fl.StringVar(&f.events, "events", "", "also send the eol_check events to OpenSearch or Elasticsearch at `URL` (http://host:9200[/index], _bulk API)")
+	fl.BoolVar(&f.yes, "yes", false, "confirm the pre-run checklist without asking (unattended runs, e.g. against shakedown sitl)")
+	fl.BoolVar(&f.halt, "halt", false, "stop commanding motion and the blade as soon as a safety check fails; later motion rows SKIP (always on with --connect)")
 	fl.StringVar(&f.variant, "sim-variant", "", "simulate the mower of one of the seed's earlier runs: `eol-1` (gate without watchdog, blade torque unlimited) or eol-2 (blade torque unlimited)")
 	return cmd
 }
 
-func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeSet bool) error {
+func runEOL(ctx context.Context, sio eolIO, f eolFlags, serialSet, bladeSet bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -126,12 +157,22 @@ func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeS
 	if f.connect != "" && f.vehicle != "quad" && !isRosbridgeURL(f.connect) {
 		return fmt.Errorf("--connect: the mower is reached over rosbridge (ws://host:9090); only the quadrotor speaks MAVLink; no report written")
 	}
-	opt := eol.Options{Serial: f.serial, RunID: f.runID, Time: now, Source: "simulator", NoBlade: !f.blade, NoLidar: !f.lidar}
+	opt := eol.Options{Serial: f.serial, RunID: f.runID, Time: now, Source: "simulator", NoBlade: !f.blade, NoLidar: !f.lidar,
+		Halt: f.halt || f.connect != ""}
+	rec, err := newEOLRecord(f)
+	if err != nil {
+		return err
+	}
+	if f.connect != "" {
+		if err := confirmChecklist(sio, f); err != nil {
+			return err
+		}
+	}
+	defer rec.abort()
 	var rep *eol.Report
-	var err error
 	switch {
 	case f.connect != "" && f.vehicle == "mower":
-		rep, err = runEOLRosbridge(ctx, f, opt)
+		rep, err = runEOLRosbridge(ctx, f, opt, rec)
 	case f.connect != "":
 		v, cerr := connectVehicle(ctx, f.connect, io.Discard)
 		if cerr != nil {
@@ -159,7 +200,11 @@ func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeS
 		if err != nil {
 			return err
 		}
-		rep, err = eol.RunMower(ctx, s, opt)
+		var m vehicle.Mower
+		if m, err = rec.wrap(s); err != nil {
+			return err
+		}
+		rep, err = eol.RunMower(ctx, m, opt)
 	case f.vehicle == "quad":
 		var s *vehicle.Sim
 		if f.lidar {
@@ -188,12 +233,19 @@ func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeS
 		return err
 	}
 	if f.json {
-		if _, err := stdout.Write(js); err != nil {
+		if _, err := sio.stdout.Write(js); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprint(stdout, rep.Summary())
-		fmt.Fprintf(stdout, "wrote %s and %s\n", mdPath, jsPath)
+		fmt.Fprint(sio.stdout, rep.Summary())
+		fmt.Fprintf(sio.stdout, "wrote %s and %s\n", mdPath, jsPath)
+	}
+	wrote, rerr := rec.finish(ctx, rep)
+	if f.json {
+		wrote = nil // stdout is the JSON
+	}
+	if err := reportRecord(sio.stdout, wrote, rerr); err != nil {
+		return err
 	}
 	if rep.Result == eol.Fail {
 		n := len(rep.Failed())
@@ -204,4 +256,19 @@ func runEOL(ctx context.Context, stdout io.Writer, f eolFlags, serialSet, bladeS
 		return &failure{msg: fmt.Sprintf("end-of-line test of %s FAILED: %d check%s failed", f.serial, n, plural)}
 	}
 	return nil
+}
+
+// confirmChecklist shows the pre-run checklist of a real link and has it
+// confirmed: by --yes, or by "yes" typed at the terminal.
+func confirmChecklist(sio eolIO, f eolFlags) error {
+	items := eol.Checklist(f.vehicle, !f.blade, !f.lidar)
+	switch {
+	case f.yes:
+		eol.WriteChecklist(sio.stderr, items)
+		fmt.Fprintln(sio.stderr, "confirmed by --yes")
+		return nil
+	case !sio.terminal:
+		return fmt.Errorf("--connect: the pre-run checklist must be confirmed before the robot moves, and stdin is not a terminal: run it at a terminal, or pass --yes for an unattended run; nothing moved")
+	}
+	return eol.Confirm(sio.stdin, sio.stderr, items)
 }

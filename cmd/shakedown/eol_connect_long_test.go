@@ -21,7 +21,7 @@ import (
 func TestEOLConnect(t *testing.T) {
 	url, _ := startSITL(t, 10)
 	dir := t.TempDir()
-	code, stdout, stderr := sh(t, "eol", "--vehicle", "quad", "--lidar=false", "--connect", url, "--serial", "QD-0001", "--run-id", "mav", "--out", dir)
+	code, stdout, stderr := sh(t, "eol", "--vehicle", "quad", "--lidar=false", "--connect", url, "--serial", "QD-0001", "--run-id", "mav", "--out", dir, "--data", filepath.Join(dir, "data"), "--yes")
 	if code != 0 {
 		t.Fatalf("exit %d; want 0 (PASS)\n%s%s", code, stdout, stderr)
 	}

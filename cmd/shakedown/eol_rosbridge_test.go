@@ -13,10 +13,11 @@ import (
 func eolVerdicts(t *testing.T, f eolFlags) map[string]string {
 	t.Helper()
 	f.out = t.TempDir()
-	f.serial, f.blade, f.lidar, f.seed = "MB-0001", true, true, 1
+	f.data = filepath.Join(f.out, "data")
+	f.serial, f.blade, f.lidar, f.seed, f.yes = "MB-0001", true, true, 1, true
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := runEOL(ctx, &discard{}, f, true, false)
+	err := runEOL(ctx, eolIO{stdout: &discard{}, stderr: &discard{}}, f, true, false)
 	if _, ok := err.(*failure); err != nil && !ok {
 		t.Fatalf("eol %+v: %v", f, err)
 	}

@@ -19,7 +19,7 @@ func fixedEOLClock(t *testing.T) {
 func TestEOLMowerPasses(t *testing.T) {
 	fixedEOLClock(t)
 	dir := t.TempDir()
-	code, out, errOut := sh(t, "eol", "--serial", "MB-0001", "--out", dir)
+	code, out, errOut := sh(t, "eol", "--serial", "MB-0001", "--out", dir, "--data", filepath.Join(dir, "data"))
 	if code != 0 {
 		t.Fatalf("exit %d; stderr %q\n%s", code, errOut, out)
 	}
@@ -68,7 +68,7 @@ func TestEOLOptions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			code, out, errOut := sh(t, append(c.args, "--out", dir)...)
+			code, out, errOut := sh(t, append(c.args, "--out", dir, "--data", filepath.Join(dir, "data"))...)
 			if code != c.code {
 				t.Fatalf("exit %d; want %d; stderr %q\n%s", code, c.code, errOut, out)
 			}
@@ -109,7 +109,7 @@ func TestEOLBadParameters(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "reports")
-			code, out, errOut := sh(t, append(append([]string{"eol"}, c.args...), "--out", dir)...)
+			code, out, errOut := sh(t, append(append([]string{"eol"}, c.args...), "--out", dir, "--data", filepath.Join(dir, "data"))...)
 			if code != 2 {
 				t.Fatalf("exit %d; want 2\nstdout %s\nstderr %s", code, out, errOut)
 			}
@@ -132,7 +132,7 @@ func TestEOLSeedVariantsFail(t *testing.T) {
 	}{{"eol-1", "FAIL watchdog.drive"}, {"eol-2", "FAIL obstacle.stop"}} {
 		t.Run(c.variant, func(t *testing.T) {
 			dir := t.TempDir()
-			code, out, errOut := sh(t, "eol", "--sim-variant", c.variant, "--run-id", c.variant, "--out", dir)
+			code, out, errOut := sh(t, "eol", "--sim-variant", c.variant, "--run-id", c.variant, "--out", dir, "--data", filepath.Join(dir, "data"))
 			if code != 1 {
 				t.Fatalf("exit %d; want 1\n%s\n%s", code, out, errOut)
 			}
@@ -141,6 +141,50 @@ func TestEOLSeedVariantsFail(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, c.variant+"-eol.json")); err != nil {
 				t.Errorf("no report: %v", err)
+			}
+		})
+	}
+}
+
+// With --connect the checklist must be confirmed before anything is
+// dialled: without a terminal and without --yes it refuses (exit 2, the
+// reason named); a "no" at the terminal refuses; "yes" and --yes go on to
+// the link (here an unreachable one, so the error is the link's).
+func TestEOLChecklistGate(t *testing.T) {
+	cases := []struct {
+		name     string
+		yes      bool
+		terminal bool
+		stdin    string
+		want     string // in the error
+		prompted bool
+	}{
+		{"no terminal, no --yes", false, false, "yes\n", "stdin is not a terminal", false},
+		{"answered no", false, true, "no\n", `answered "no"`, true},
+		{"answered yes", false, true, "yes\n", "--connect", true},
+		{"--yes", true, false, "", "--connect", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stderr strings.Builder
+			f := eolFlags{vehicle: "mower", serial: "MB-0001", runID: "gate", out: dir, blade: true, lidar: true, yes: c.yes,
+				connect: "ws://127.0.0.1:1"}
+			err := runEOL(t.Context(), eolIO{stdout: &discard{}, stderr: &stderr, stdin: strings.NewReader(c.stdin), terminal: c.terminal}, f, true, false)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v; want one naming %q", err, c.want)
+			}
+			if _, ok := err.(*failure); ok {
+				t.Fatalf("error %v is a finding (exit 1); want exit 2", err)
+			}
+			if got := strings.Contains(stderr.String(), "Before the end-of-line test moves the robot"); got != c.prompted {
+				t.Errorf("checklist shown %v; want %v:\n%s", got, c.prompted, stderr.String())
+			}
+			if c.want != "--connect" && strings.Contains(err.Error(), "dial") {
+				t.Errorf("the link was dialled before the checklist was confirmed: %v", err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("wrote %d files; want none", len(ents))
 			}
 		})
 	}

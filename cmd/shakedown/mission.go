@@ -102,6 +102,8 @@ type missionServeFlags struct {
 	stateLogRate  float64
 	stateLogBytes int64
 	faults        []string
+	rosbridge     string // ws://host:9090: join that ROS 2 graph (mission_ros.go)
+	rosNamespace  string
 }
 
 func newMissionServeCmd() *cobra.Command {
@@ -173,6 +175,8 @@ record_events, record_max_events, record_dir, dump_on_shutdown.`,
 	fl.StringVar(&f.stateLog, "state-log", "", "write the JSONL state log to `FILE` (off by default; its folder must exist)")
 	fl.Float64Var(&f.stateLogRate, "state-log-rate", 2, "status samples per second of daemon time in the state log (0: records only)")
 	fl.Int64Var(&f.stateLogBytes, "state-log-max-bytes", 10<<20, "rotate the state log at this size, keeping FILE.1 … FILE.3")
+	fl.StringVar(&f.rosbridge, "rosbridge", "", "also join the ROS 2 graph of the rosbridge server at `URL` (ws://host:9090): status and queue topics, a command topic, Trigger services and the execute_mission action")
+	fl.StringVar(&f.rosNamespace, "ros-namespace", server.DefaultROSNamespace, "the ROS `name` the topics, services and action live under with --rosbridge")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault at daemon time T s: `KIND@T` (altitude, rpc, takeoff, battery, link, telemetry, gnss, motor; repeatable; sim, demo and state_only)")
 	return cmd
 }
@@ -480,6 +484,9 @@ func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, 
 	if err := checkMavlinkConnect(f.adapter, f.connect); err != nil {
 		return err
 	}
+	if err := checkMissionROS(f.rosbridge, f.rosNamespace); err != nil {
+		return err
+	}
 	p, err := missionParams(cmd, f)
 	if err != nil {
 		return err
@@ -514,6 +521,15 @@ func missionServe(ctx context.Context, cmd *cobra.Command, f missionServeFlags, 
 	d, err := startMissionDaemonOpts(p, f.adapter, f.speed, f.seed, f.tick, f.listen, tok, logf, opts, f.connect)
 	if err != nil {
 		return err
+	}
+	if f.rosbridge != "" {
+		stopROS, err := missionJoinROS(ctx, d.srv, f.rosbridge, f.rosNamespace, logf)
+		if err != nil {
+			_ = d.stop()
+			return err
+		}
+		defer stopROS()
+		fmt.Fprintf(stderr, "shakedown mission: on the ROS 2 graph of %s as %s\n", f.rosbridge, f.rosNamespace)
 	}
 	for _, ft := range opts.faults {
 		fmt.Fprintf(stderr, "shakedown mission: fault %s scheduled (expect FAILSAFE %s)\n", ft, ft.Kind.Reason())

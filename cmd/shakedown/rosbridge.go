@@ -136,7 +136,7 @@ func isRosbridgeURL(s string) bool {
 // runEOLRosbridge runs the mower's end-of-line test on a mower on a ROS 2
 // graph, through its rosbridge server: the sensors from its topics, the
 // commands published where its safety gate listens.
-func runEOLRosbridge(ctx context.Context, f eolFlags, opt eol.Options) (*eol.Report, error) {
+func runEOLRosbridge(ctx context.Context, f eolFlags, opt eol.Options, rec *eolRecord) (*eol.Report, error) {
 	prof, err := loadProfile(f.profile, "mower")
 	if err != nil {
 		return nil, err
@@ -163,5 +163,9 @@ func runEOLRosbridge(ctx context.Context, f eolFlags, opt eol.Options) (*eol.Rep
 		BladeFullRadS: g.BladeFullRPM * 2 * math.Pi / 60,
 		IMUHz:         prof.Topics["imu"].RateHz, GNSSHz: prof.Topics["gnss"].RateHz, JointHz: prof.Topics["joints"].RateHz,
 		LidarHz: prof.Topics["scan"].RateHz, BatteryHz: prof.Topics["battery"].RateHz}
-	return eol.RunMower(ctx, m, opt)
+	rm, err := rec.wrap(m)
+	if err != nil {
+		return nil, err
+	}
+	return eol.RunMower(ctx, rm, opt)
 }

@@ -49,7 +49,9 @@ func (r Ring) String() string {
 // Faults are the failures a test can inject. A dropped-out sensor stops
 // publishing (its sequence number stops); a reversed encoder reports its
 // wheel turning the other way; swapped drive motors are wired to the
-// opposite wheels; an upside-down IMU is mounted rolled by 180°.
+// opposite wheels; an upside-down IMU is mounted rolled by 180°; an open
+// STOP contact (a broken wire) never tells the safety gate that STOP is
+// pressed.
 type Faults struct {
 	IMUDropout      bool
 	GNSSDropout     bool
@@ -61,6 +63,7 @@ type Faults struct {
 	SwappedMotors   bool
 	IMUUpsideDown   bool
 	GyroBiasRadS    float64 // added to the gyro's z axis
+	StopOpen        bool    // the STOP button's contact is open: pressing it reaches nothing
 }
 
 // State is the true state of the mower.
@@ -214,6 +217,10 @@ func (r *Rover) SetBlade(on bool) { r.s.BladeOn = on }
 
 // SetButtons sets whether the STOP and GO buttons are held down.
 func (r *Rover) SetButtons(stop, goHeld bool) { r.s.Stop, r.s.Go = stop, goHeld }
+
+// Buttons returns what the buttons' contacts tell the safety gate: as held,
+// unless a fault opens a contact (Faults.StopOpen).
+func (r *Rover) Buttons() (stop, goHeld bool) { return r.s.Stop && !r.Faults.StopOpen, r.s.Go }
 
 // SetRing sets the colour of the status ring light.
 func (r *Rover) SetRing(c Ring) { r.s.Ring = c }
