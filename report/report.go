@@ -458,6 +458,34 @@ func (p *Page) score(fsys fs.FS) error {
 			fmt.Sprintf("%.2f", float64(a.points)/float64(a.runs)), fmt.Sprintf("%d / %d", a.soft, a.hard)}})
 	}
 	p.Headline = fmt.Sprintf("%d tests simulated, %d critical (a run closer than 1.5 m)", len(order), critical)
+	return p.scores(fsys)
+}
+
+// scores adds the scoring `score --out` writes beside the runs
+// (ScoresFile), when there is one: its header (the rules, the DTW scale
+// and averaging, what avg_time is) to the headline and its table as text.
+func (p *Page) scores(fsys fs.FS) error {
+	data, err := fs.ReadFile(fsys, ScoresFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var s Scores
+	if err := decodeStrict(ScoresFile, data, &s); err != nil {
+		return err
+	}
+	p.Headline += fmt.Sprintf("; scored with the %d rules", s.Rules)
+	if s.DTW != "" {
+		p.Headline += ". " + s.DTW
+	}
+	if s.TimeNote != "" {
+		p.Headline += fmt.Sprintf(". avg_time (%s): %s", s.Time, s.TimeNote)
+	}
+	var md strings.Builder
+	WriteScoreMarkdown(&md, s, false)
+	p.Text = append(p.Text, Block{Name: "scores", Body: md.String()})
 	return nil
 }
 

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/internal/browsertest"
 	"github.com/shakedown-robotics/shakedown/plot"
 	"github.com/shakedown-robotics/shakedown/report"
+	"github.com/shakedown-robotics/shakedown/score"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -167,5 +169,38 @@ func TestBuildScore(t *testing.T) {
 	}
 	if p.Rows[2].Status != report.Fail || p.Status != report.Fail {
 		t.Errorf("the failing test or the page is not marked failed")
+	}
+	if len(p.Text) != 0 || strings.Contains(p.Headline, "DTW") {
+		t.Errorf("without %s: text %v, headline %q; want neither scores nor DTW", report.ScoresFile, p.Text, p.Headline)
+	}
+
+	// With the scores score --out writes beside the runs, the page's
+	// header names the rules, the DTW scale and averaging, and avg_time.
+	sc := report.Scores{Rules: score.Edition2026, Selection: "first", Sample: 20, Runs: 2, Seed: 1, Source: "simulated",
+		DTW: "DTW path: per pair", DTWNorm: "path", Average: "soft-dtw", Time: "log", TimeNote: "the whole log",
+		Table: score.Table{Edition: score.Edition2026, Missions: []string{"mission2"}, Tools: []string{"gen"},
+			Cells: [][]score.Cell{{{SuiteResult: score.SuiteResult{Tests: 3}}}}, Overall: []score.Overall{{Place: 1}}}}
+	js, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, report.ScoresFile, js)
+	p, err = report.Build(os.DirFS(dir), "score")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Headline, "2026 rules. DTW path: per pair. avg_time (log): the whole log") {
+		t.Errorf("headline %q; want the rules, the DTW scale and avg_time", p.Headline)
+	}
+	if len(p.Text) != 1 || !strings.Contains(p.Text[0].Body, "DTW path: per pair.\navg_time (log): the whole log.\n") {
+		t.Errorf("text %+v; want the scores' Markdown with its header", p.Text)
+	}
+	var html bytes.Buffer
+	if err := p.WriteHTML(&html); err != nil || !strings.Contains(html.String(), "DTW path: per pair") {
+		t.Errorf("HTML lacks the DTW header (%v)", err)
+	}
+	write(t, dir, report.ScoresFile, []byte(`{"rules": "x"}`))
+	if _, err := report.Build(os.DirFS(dir), "score"); err == nil || !strings.Contains(err.Error(), report.ScoresFile) {
+		t.Errorf("a broken %s: error %v; want one naming it", report.ScoresFile, err)
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"github.com/shakedown-robotics/shakedown/score"
 )
 
+// ScoresFile is the file `shakedown score --out` writes beside the runs:
+// the Scores, as --json prints them.
+const ScoresFile = "scores.json"
+
 // Scores is what `shakedown score` prints: its JSON form is --json.
 type Scores struct {
 	Rules        score.Edition `json:"rules"`
@@ -20,8 +24,18 @@ type Scores struct {
 	Norm         string        `json:"diversity_norm"`
 	DTWThreshold float64       `json:"dtw_threshold"`
 	Band         int           `json:"dtw_band"`
-	Table        score.Table   `json:"table"`
-	Invalid      []InvalidTest `json:"invalid_tests"`
+	// DTWNorm and Average name the DTW scale and the averaging of the runs
+	// (2024 and 2026; empty in 2025), DTW says both in a sentence
+	// (score.Config.DTWHeader).
+	DTWNorm string `json:"dtw_norm,omitempty"`
+	Average string `json:"average,omitempty"`
+	DTW     string `json:"dtw,omitempty"`
+	// Time names what avg_time of Eq. 2 is (score.TimeBasis), TimeNote
+	// says it in a sentence.
+	Time     string        `json:"avg_time"`
+	TimeNote string        `json:"avg_time_note"`
+	Table    score.Table   `json:"table"`
+	Invalid  []InvalidTest `json:"invalid_tests"`
 }
 
 // InvalidTest is a test scored as invalid (0 points).
@@ -55,7 +69,14 @@ func WriteScoreMarkdown(w io.Writer, rep Scores, details bool) {
 	case score.Edition2025:
 		fmt.Fprintf(w, "; diversity normalised by %s", rep.Norm)
 	}
-	fmt.Fprint(w, ".\n\n")
+	fmt.Fprint(w, ".\n")
+	if rep.DTW != "" {
+		fmt.Fprintf(w, "%s.\n", rep.DTW)
+	}
+	if rep.TimeNote != "" {
+		fmt.Fprintf(w, "avg_time (%s): %s.\n", rep.Time, rep.TimeNote)
+	}
+	fmt.Fprint(w, "\n")
 
 	var head, align []string
 	head = append(head, "tool")

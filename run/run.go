@@ -393,7 +393,7 @@ func Judge(cs *scenario.CaseStudy, tr []trace.Sample, contacts []Collision, e En
 	if e.MotorsOffT > 0 {
 		r.FlightTimeS = e.MotorsOffT
 	}
-	r.AirborneS = airborne(tr)
+	r.AirborneS = Airborne(tr)
 	tel := e.Last
 	// A contact does not end the flight (Gazebo pushes the vehicle back; it
 	// flies on, or falls when the impact broke it): the reason names the
@@ -515,9 +515,11 @@ func refused(cs *scenario.CaseStudy, opt Options, why string) *Result {
 // airborneAltM is the height above the start that counts as airborne.
 const airborneAltM = 0.3
 
-// airborne is the time from the first sample above airborneAltM to the
-// last one (0 when the vehicle never left the ground).
-func airborne(tr []trace.Sample) float64 {
+// Airborne is the time in the air of a trajectory (local NED, from the
+// start): from the first sample more than 0.3 m above the first sample to
+// the last such sample, s; 0 when the vehicle never left the ground.
+// Result.AirborneS is this of the flight's trace.
+func Airborne(tr []trace.Sample) float64 {
 	if len(tr) == 0 {
 		return 0
 	}

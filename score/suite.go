@@ -199,6 +199,15 @@ func (b TimeBasis) String() string {
 	return "log"
 }
 
+// Describe says what a run's time in avg_time of Eq. 2 is under b, in
+// one phrase for the header of a report.
+func (b TimeBasis) Describe() string {
+	if b == TimeAirborne {
+		return "the time in the air, from lift-off to the last touchdown (not the competition's measure)"
+	}
+	return "the whole run as Aerialist logs it, from the log's start (before arming) to its end, 500 s on a timeout, crash or not"
+}
+
 // ParseTimeBasis reads "log" ("" too) or "airborne".
 func ParseTimeBasis(s string) (TimeBasis, error) {
 	switch s {

@@ -5,17 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shakedown-robotics/shakedown/scenario"
-	"github.com/shakedown-robotics/shakedown/score"
 	"github.com/shakedown-robotics/shakedown/score/suite"
-	"github.com/shakedown-robotics/shakedown/world"
 )
 
 type lintFlags struct {
@@ -57,42 +53,8 @@ run (a missing folder, an empty suite, a folder of suites, bad flags).`,
 	fl.StringArrayVar(&f.missions, "mission", nil, "case study the suites were made for: mission1..7, a case-study YAML or a .plan; repeatable")
 	fl.StringVar(&f.rules, "rules", "2026", "edition whose rules decide the exit status: 2024, 2025 or 2026")
 	fl.BoolVar(&f.json, "json", false, "print the findings as JSON")
-	fl.Float64Var(&f.corridor, "corridor", 15, "`metres` either side of a leg the vehicle may use to go round a wall")
+	fl.Float64Var(&f.corridor, "corridor", suite.DefaultCorridorM, "`metres` either side of a leg the vehicle may use to go round a wall")
 	return cmd
-}
-
-// lintTest is one test as lint saw it.
-type lintTest struct {
-	Suite       string                            `json:"suite"`
-	Mission     string                            `json:"mission"`
-	Test        string                            `json:"test"`
-	File        string                            `json:"file"`
-	Unreadable  string                            `json:"unreadable,omitempty"`
-	Rules       map[string][]scenario.LintFinding `json:"rules"` // edition → rule breaks
-	Infeasible  []scenario.LintFinding            `json:"infeasible"`
-	Unspawned   []scenario.LintFinding            `json:"unspawned"`
-	DuplicateOf string                            `json:"duplicate_of,omitempty"`
-	Invalid     bool                              `json:"invalid"` // under --rules
-}
-
-type lintReport struct {
-	Rules     string               `json:"rules"`
-	CorridorM float64              `json:"corridor_m"`
-	Tests     []lintTest           `json:"tests"`
-	Totals    map[string]lintTally `json:"totals"` // "suite/mission" → tally
-	Effects   map[string]string    `json:"effects"`
-}
-
-// lintTally counts, per category, the tests with at least one finding of
-// it: per edition for the rule breaks.
-type lintTally struct {
-	Tests      int                       `json:"tests"`
-	Invalid    int                       `json:"invalid"`
-	Unreadable int                       `json:"unreadable"`
-	Rules      map[string]map[string]int `json:"rules"` // edition → kind → tests
-	Infeasible map[string]int            `json:"infeasible"`
-	Unspawned  int                       `json:"unspawned"`
-	Duplicates int                       `json:"duplicates"`
 }
 
 func lintSuites(stdout io.Writer, dirs []string, f lintFlags) error {
@@ -113,25 +75,9 @@ func lintSuites(stdout io.Writer, dirs []string, f lintFlags) error {
 		return err
 	}
 	tools := suite.ToolNames(dirs)
-	rep := lintReport{Rules: f.rules, CorridorM: f.corridor, Totals: map[string]lintTally{}, Effects: map[string]string{}}
-	for t, d := range dirs {
-		for _, cs := range missions {
-			tests, err := lintSuite(d, tools[t], cs, len(missions) == 1, f)
-			if err != nil {
-				return err
-			}
-			rep.Tests = append(rep.Tests, tests...)
-			rep.Totals[tools[t]+"/"+cs.Name] = tally(tests)
-		}
-	}
-	invalid := 0
-	for _, lt := range rep.Tests {
-		for _, k := range lintKindsOf(lt) {
-			rep.Effects[string(k)] = k.Effect()
-		}
-		if lt.Invalid {
-			invalid++
-		}
+	rep, err := suite.Lint(dirs, tools, missions, suite.LintOptions{Rules: f.rules, CorridorM: f.corridor})
+	if err != nil {
+		return err
 	}
 	if f.json {
 		b, err := json.MarshalIndent(rep, "", "  ")
@@ -142,131 +88,10 @@ func lintSuites(stdout io.Writer, dirs []string, f lintFlags) error {
 	} else {
 		writeLint(stdout, rep, tools, names)
 	}
-	if invalid > 0 {
-		return &failure{fmt.Sprintf("%d of %d tests would be invalid under the %s rules", invalid, len(rep.Tests), f.rules)}
+	if n := rep.Invalid(); n > 0 {
+		return &failure{fmt.Sprintf("%d of %d tests would be invalid under the %s rules", n, len(rep.Tests), f.rules)}
 	}
 	return nil
-}
-
-// lintSuite lints one tool's tests for one mission.
-func lintSuite(dir, tool string, cs *scenario.CaseStudy, single bool, f lintFlags) ([]lintTest, error) {
-	folder, err := suite.Folder(dir, cs.Name, single)
-	if err != nil {
-		return nil, err
-	}
-	files, err := suite.TestFiles(folder)
-	if err != nil {
-		return nil, err
-	}
-	feas := scenario.Feasibility{CorridorM: f.corridor, AccRadM: cs.Params["NAV_ACC_RAD"]}
-	out := make([]lintTest, len(files))
-	boxes := make([][]world.Box, len(files))
-	for i, name := range files {
-		p := filepath.Join(folder, name)
-		lt := lintTest{Suite: tool, Mission: cs.Name, Test: name, File: p, Rules: map[string][]scenario.LintFinding{},
-			Infeasible: []scenario.LintFinding{}, Unspawned: []scenario.LintFinding{}}
-		b, _, err := suite.ReadTest(p, cs)
-		if err != nil {
-			lt.Unreadable, lt.Invalid = err.Error(), true
-			out[i] = lt
-			continue
-		}
-		boxes[i] = b
-		if boxes[i] == nil {
-			boxes[i] = []world.Box{}
-		}
-		for _, e := range scenario.LintEditions {
-			lt.Rules[e.Name] = append([]scenario.LintFinding{}, scenario.RuleFindings(e.Rules, b)...)
-		}
-		lt.Infeasible = append(lt.Infeasible, feas.Check(cs.Mission, b)...)
-		lt.Unspawned = append(lt.Unspawned, scenario.UnspawnedFindings(b)...)
-		lt.Invalid = len(lt.Rules[f.rules]) > 0 || len(lt.Infeasible) > 0
-		out[i] = lt
-	}
-	dup, err := scenario.Duplicates(boxes, score.BoxIoU)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", folder, err)
-	}
-	for i, j := range dup {
-		if j >= 0 {
-			out[i].DuplicateOf = files[j]
-		}
-	}
-	return out, nil
-}
-
-// lintKindsOf lists the categories of a test's findings, each once.
-func lintKindsOf(lt lintTest) []scenario.LintKind {
-	var ks []scenario.LintKind
-	add := func(fs []scenario.LintFinding) {
-		for _, f := range fs {
-			if !slices.Contains(ks, f.Kind) {
-				ks = append(ks, f.Kind)
-			}
-		}
-	}
-	for _, e := range scenario.LintEditions {
-		add(lt.Rules[e.Name])
-	}
-	add(lt.Infeasible)
-	add(lt.Unspawned)
-	if lt.DuplicateOf != "" {
-		ks = append(ks, scenario.LintDuplicate)
-	}
-	return ks
-}
-
-func tally(tests []lintTest) lintTally {
-	t := lintTally{Tests: len(tests), Rules: map[string]map[string]int{}, Infeasible: map[string]int{}}
-	for _, e := range scenario.LintEditions {
-		t.Rules[e.Name] = map[string]int{}
-	}
-	once := func(fs []scenario.LintFinding, m map[string]int) {
-		seen := map[scenario.LintKind]bool{}
-		for _, f := range fs {
-			if !seen[f.Kind] {
-				seen[f.Kind] = true
-				m[string(f.Kind)]++
-			}
-		}
-	}
-	for _, lt := range tests {
-		if lt.Invalid {
-			t.Invalid++
-		}
-		if lt.Unreadable != "" {
-			t.Unreadable++
-			continue
-		}
-		for _, e := range scenario.LintEditions {
-			once(lt.Rules[e.Name], t.Rules[e.Name])
-			if len(lt.Rules[e.Name]) > 0 {
-				t.Rules[e.Name]["invalid"]++
-			}
-		}
-		once(lt.Infeasible, t.Infeasible)
-		if len(lt.Unspawned) > 0 {
-			t.Unspawned++
-		}
-		if lt.DuplicateOf != "" {
-			t.Duplicates++
-		}
-	}
-	return t
-}
-
-// kindCounts writes "footprint 3, overlap 1" in LintKinds order, or "-".
-func kindCounts(m map[string]int) string {
-	var parts []string
-	for _, k := range scenario.LintKinds {
-		if n := m[string(k)]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, n))
-		}
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func findingKinds(fs []scenario.LintFinding) string {
@@ -277,10 +102,10 @@ func findingKinds(fs []scenario.LintFinding) string {
 	if len(fs) == 0 {
 		return "ok"
 	}
-	return kindCounts(m)
+	return suite.KindCounts(m)
 }
 
-func writeLint(w io.Writer, rep lintReport, tools, missions []string) {
+func writeLint(w io.Writer, rep suite.LintReport, tools, missions []string) {
 	fmt.Fprintf(w, "lint: validity under the %s rules; infeasible: a footprint within 1.5 m − NAV_ACC_RAD of a mission point, or a leg closed within %g m\n", rep.Rules, rep.CorridorM)
 	for _, tool := range tools {
 		for _, m := range missions {
@@ -315,9 +140,9 @@ func writeLint(w io.Writer, rep lintReport, tools, missions []string) {
 			t := rep.Totals[key]
 			fmt.Fprintf(w, "\ntotal %d tests: %d invalid under %s, %d unreadable\n", t.Tests, t.Invalid, rep.Rules, t.Unreadable)
 			for _, e := range scenario.LintEditions {
-				fmt.Fprintf(w, "  %s rule breaks: %d tests (%s)\n", e.Name, t.Rules[e.Name]["invalid"], kindCounts(t.Rules[e.Name]))
+				fmt.Fprintf(w, "  %s rule breaks: %d tests (%s)\n", e.Name, t.Rules[e.Name]["invalid"], suite.KindCounts(t.Rules[e.Name]))
 			}
-			fmt.Fprintf(w, "  infeasible: %s; not spawned by Aerialist: %d; duplicates (IoU 1): %d\n", kindCounts(t.Infeasible), t.Unspawned, t.Duplicates)
+			fmt.Fprintf(w, "  infeasible: %s; not spawned by Aerialist: %d; duplicates (IoU 1): %d\n", suite.KindCounts(t.Infeasible), t.Unspawned, t.Duplicates)
 		}
 	}
 	if len(rep.Effects) > 0 {
@@ -345,22 +170,10 @@ func writeLint(w io.Writer, rep lintReport, tools, missions []string) {
 	}
 }
 
-// lintWarnings lints the tests of a suite for score and run and writes one
-// warning line per suite with findings to w: how many tests break the
-// edition's rules, are infeasible, hold boxes Aerialist will not spawn,
-// or are IoU-1 duplicates. It never fails the command; an error is written
-// as a warning too.
+// lintWarnings writes the lint warning of one tool's tests for one
+// mission (suite.LintWarning), if any, for score and run.
 func lintWarnings(w io.Writer, dir, tool string, cs *scenario.CaseStudy, single bool, rules string) {
-	tests, err := lintSuite(dir, tool, cs, single, lintFlags{rules: rules, corridor: 15})
-	if err != nil {
-		fmt.Fprintf(w, "shakedown: %s/%s: lint: %v\n", tool, cs.Name, err)
-		return
+	if msg := suite.LintWarning(dir, tool, cs, single, rules); msg != "" {
+		fmt.Fprintf(w, "shakedown: %s\n", msg)
 	}
-	t := tally(tests)
-	ed := t.Rules[rules]
-	if t.Invalid == 0 && t.Unspawned == 0 && t.Duplicates == 0 {
-		return
-	}
-	fmt.Fprintf(w, "shakedown: %s/%s: %d of %d tests invalid under %s (rules: %s; infeasible: %s; unreadable %d), %d with a box Aerialist will not spawn, %d duplicates (IoU 1); see shakedown lint\n",
-		tool, cs.Name, t.Invalid, t.Tests, rules, kindCounts(ed), kindCounts(t.Infeasible), t.Unreadable, t.Unspawned, t.Duplicates)
 }

@@ -56,11 +56,11 @@ func TestLintSuite(t *testing.T) {
 	if !errors.As(err, &f) || !strings.Contains(f.msg, "4 of 8 tests") {
 		t.Fatalf("error %v; want a failure naming 4 of 8 invalid tests (2, 4, 5, 6)", err)
 	}
-	var rep lintReport
+	var rep suite.LintReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	byName := map[string]lintTest{}
+	byName := map[string]suite.LintTest{}
 	for _, lt := range rep.Tests {
 		byName[lt.Test] = lt
 	}

@@ -9,12 +9,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakedown-robotics/shakedown/internal/atomicfile"
 	"github.com/shakedown-robotics/shakedown/report"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
@@ -32,6 +33,9 @@ type scoreFlags struct {
 	sel       string
 	sample    int
 	norm      string
+	dtwNorm   string
+	average   string
+	time      string
 	threshold float64
 	band      int
 	timeout   float64
@@ -78,6 +82,9 @@ mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
 	fl.StringVar(&f.sel, "select", "", "which tests are evaluated: first, random or top-score (default: random in 2024, first after)")
 	fl.IntVar(&f.sample, "sample", score.SampleSize, "number of tests evaluated per suite and mission")
 	fl.StringVar(&f.norm, "norm", "pairs", "2025 diversity normalisation: pairs (mean over pairs) or tests (the paper's 1/|S_s|)")
+	fl.StringVar(&f.dtwNorm, "dtw-norm", "", "scale of the DTW distances (2024 similarity, 2026 D_out): sum (Aerialist's similaritymeasures.dtw), path (per matched pair) or points (per point); default: sum in 2024, path in 2026")
+	fl.StringVar(&f.average, "average", "soft-dtw", "how a test's runs are averaged before the DTW distances: soft-dtw (tslearn's barycenter, γ = 200, as Aerialist) or dba")
+	fl.StringVar(&f.time, "time", "log", "avg_time of a run: log (the whole Aerialist log, pre-arm time included, 500 s on a timeout, crash or not: the competition's) or airborne (lift-off to the last touchdown)")
 	fl.Float64Var(&f.threshold, "dtw-threshold", score.SimilarDTW, "2024: DTW distance below which two tests are similar")
 	fl.IntVar(&f.band, "band", 0, "Sakoe-Chiba band of the DTW distances in 0.5-s points; 0 = exact")
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` before a flight is stopped (a timed-out run scores 0)")
@@ -112,6 +119,15 @@ func scoreConfig(f scoreFlags) (score.Config, error) {
 		c.Norm = score.NormTests
 	default:
 		return c, fmt.Errorf("--norm %q: want pairs or tests", f.norm)
+	}
+	if c.DTWNorm, err = score.ParseDTWNorm(f.dtwNorm); err != nil || f.dtwNorm == "default" {
+		return c, fmt.Errorf("--dtw-norm %q: want sum, path or points", f.dtwNorm)
+	}
+	if c.Average, err = score.ParseAverage(f.average); err != nil || f.average == "" {
+		return c, fmt.Errorf("--average %q: want soft-dtw or dba", f.average)
+	}
+	if c.Time, err = score.ParseTimeBasis(f.time); err != nil || f.time == "" {
+		return c, fmt.Errorf("--time %q: want log or airborne", f.time)
 	}
 	if f.sample <= 0 {
 		return c, fmt.Errorf("--sample %d: want at least 1", f.sample)
@@ -199,33 +215,16 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 		return err
 	}
 
-	results := make([][]score.SuiteResult, len(dirs))
-	for t := range data {
-		results[t] = make([]score.SuiteResult, len(missions))
-		for m, sd := range data[t] {
-			tests := make([]score.Test, len(sd.Tests))
-			for i, st := range sd.Tests {
-				tests[i] = st.Test
-			}
-			r, err := score.Evaluate(cfg, tests, sd.Plan)
-			if err != nil {
-				return fmt.Errorf("%s/%s: %w", tools[t], names[m], err)
-			}
-			results[t][m] = r
-		}
-	}
-	tab, err := score.Compare(cfg.Edition, names, tools, results)
+	tab, results, err := suite.Score(cfg, data, tools, names)
 	if err != nil {
 		return err
 	}
-	if f.out != "" {
-		if err := suite.WriteRuns(f.out, tools, names, data); err != nil {
-			return err
-		}
-	}
 	rep := report.Scores{Rules: cfg.Edition, Selection: cfg.Select.String(), Sample: cfg.SampleSize,
 		Runs: f.runs, Seed: f.seed, Source: "simulated", Norm: cfg.Norm.String(), DTWThreshold: cfg.SimilarDTW,
-		Band: cfg.Band, Table: tab, Invalid: []report.InvalidTest{}}
+		Band: cfg.Band, DTW: cfg.DTWHeader(), Time: cfg.Time.String(), TimeNote: cfg.Time.Describe(), Table: tab, Invalid: []report.InvalidTest{}}
+	if cfg.Edition != score.Edition2025 {
+		rep.DTWNorm, rep.Average = cfg.Scale().String(), cfg.Average.String()
+	}
 	if f.logs != "" {
 		rep.Source, rep.Runs = "logs", 0
 	}
@@ -234,30 +233,30 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 			for i, st := range sd.Tests {
 				if st.Test.Invalid != "" {
 					rep.Invalid = append(rep.Invalid, report.InvalidTest{Tool: tools[t], Mission: names[m], Test: st.Test.Name,
-						File: st.Path, Reason: st.Test.Invalid, Evaluated: slices.Contains(sd.Plan, i) && evaluated(results[t][m], i)})
+						File: st.Path, Reason: st.Test.Invalid, Evaluated: suite.Evaluated(results[t][m], i)})
 				}
 			}
 		}
 	}
-	if f.json {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if f.out != "" { // the runs, and the scores `shakedown report` shows beside them
+		if err := suite.WriteRuns(f.out, tools, names, data); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s\n", b)
-		return nil
+		if err := atomicfile.Write(filepath.Join(f.out, report.ScoresFile), b); err != nil {
+			return err
+		}
+	}
+	if f.json {
+		_, err := stdout.Write(b)
+		return err
 	}
 	report.WriteScoreMarkdown(stdout, rep, f.details)
 	return nil
-}
-
-func evaluated(r score.SuiteResult, i int) bool {
-	for _, d := range r.Details {
-		if d.Index == i {
-			return true
-		}
-	}
-	return false
 }
 
 func isDir(p string) error {

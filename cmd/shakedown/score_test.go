@@ -180,6 +180,15 @@ func TestScoreSimulated(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "gen-a", "mission2", "test_0", "run_2", "trajectory.csv")); err != nil {
 		t.Fatalf("--out did not write the runs: %v", err)
 	}
+	// The HTML page of the runs names the rules, the DTW scale and avg_time.
+	html := filepath.Join(t.TempDir(), "page.html")
+	if code, _, errOut := sh(t, "report", out, "--out", html); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	if page, err := os.ReadFile(html); err != nil || !strings.Contains(string(page), "scored with the 2026 rules. DTW path: ") ||
+		!strings.Contains(string(page), "avg_time (log): the whole run as Aerialist logs it") {
+		t.Errorf("the report page of --out does not name the DTW scale and avg_time (%v)", err)
+	}
 	logs := scoreRun(t, "--rules", "2026", "--mission", "mission2", "--logs", out, scoreData+"/gen-a", scoreData+"/gen-b")
 	for i := range sim.Table.Tools {
 		s, l := sim.Table.Cells[i][0], logs.Table.Cells[i][0]
@@ -271,6 +280,11 @@ func TestScoreBadInput(t *testing.T) {
 		{"logs and out", []string{"--logs", scoreData + "/logs", "--out", "x", "--mission", "mission2", scoreData + "/gen-a"}, "--out"},
 		{"missing logs", []string{"--logs", scoreData + "/nologs", "--mission", "mission2", scoreData + "/gen-a"}, "nologs"},
 		{"no suite", []string{"--mission", "mission2"}, "arg"},
+		{"bad dtw norm", []string{"--dtw-norm", "mean", "--mission", "mission2", scoreData + "/gen-a"}, "--dtw-norm"},
+		{"dtw norm default", []string{"--dtw-norm", "default", "--mission", "mission2", scoreData + "/gen-a"}, "--dtw-norm"},
+		{"bad average", []string{"--average", "mean", "--mission", "mission2", scoreData + "/gen-a"}, "--average"},
+		{"empty average", []string{"--average", "", "--mission", "mission2", scoreData + "/gen-a"}, "--average"},
+		{"bad time", []string{"--time", "air", "--mission", "mission2", scoreData + "/gen-a"}, "--time"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,7 +2,10 @@
 // folders of test_*.yaml a generator writes (one per tool, and per mission
 // when several are scored), the obstacles of each test, and their runs,
 // read from PX4 logs and trajectory CSVs or flown through a campaign
-// runner on any engine. The scoring itself is package score's.
+// runner on any engine; Score scores and ranks them with package score's
+// formulas, and Lint checks them against the competition's rules and
+// Aerialist's bench without flying (scenario's findings, tallied per
+// suite and mission).
 package suite
 
 import (
@@ -297,8 +300,8 @@ func Simulate(ctx context.Context, data [][]*Suite, missions []*scenario.CaseStu
 // trajectory in Aerialist's 0.5-s bins that the result carries, what
 // resampledPath makes of the full trace.
 func scoredRun(res campaign.Result) score.Run {
-	r := score.Run{ClearanceM: math.Inf(1), FlightTimeS: res.Run.FlightTimeS, Path: trace.Positions(res.Trajectory),
-		TimedOut: res.Run.TimedOut}
+	r := score.Run{ClearanceM: math.Inf(1), FlightTimeS: res.Run.FlightTimeS, AirborneS: res.Run.AirborneS,
+		Path: trace.Positions(res.Trajectory), TimedOut: res.Run.TimedOut}
 	if res.Run.MinClearanceM != nil {
 		r.ClearanceM = *res.Run.MinClearanceM
 	}
@@ -392,8 +395,9 @@ func runFiles(base, stem string) ([]string, error) {
 
 // ReadRun reads one run: a PX4 log or a Shakedown trajectory CSV, with the
 // flight time and timeout from a result.json beside the CSV when there is
-// one. Without it the flight time is the trajectory's duration and the run
-// timed out when that reaches timeoutS. The clearance is computed from the
+// one. Without it the flight time is the trajectory's duration, the time
+// in the air run.Airborne's, and the run timed out when the duration
+// reaches timeoutS. The clearance is computed from the
 // trajectory by Aerialist's rule.
 func ReadRun(path string, boxes []world.Box, timeoutS float64) (score.Run, error) {
 	data, err := scenario.ReadFile(path, ulog.MaxBytes)
@@ -415,7 +419,7 @@ func ReadRun(path string, boxes []world.Box, timeoutS float64) (score.Run, error
 	if len(samples) == 0 {
 		return score.Run{}, fmt.Errorf("%s: no samples", path)
 	}
-	r := score.Run{Path: resampledPath(samples)}
+	r := score.Run{Path: resampledPath(samples), AirborneS: run.Airborne(samples)}
 	r.FlightTimeS = samples[len(samples)-1].T - samples[0].T
 	r.TimedOut = r.FlightTimeS >= timeoutS
 	if filepath.Base(path) == "trajectory.csv" {
@@ -425,6 +429,9 @@ func ReadRun(path string, boxes []world.Box, timeoutS float64) (score.Run, error
 		}
 		if res != nil {
 			r.FlightTimeS = res.FlightTimeS
+			if res.AirborneS > 0 { // files written before airborne_s existed keep the trajectory's
+				r.AirborneS = res.AirborneS
+			}
 			r.TimedOut = res.TimedOut || strings.HasPrefix(res.Reason, "timeout") // files written before timed_out existed
 		}
 	}

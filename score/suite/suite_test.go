@@ -57,6 +57,42 @@ func TestReadRunULog(t *testing.T) {
 	}
 }
 
+// A run folder's times: the trajectory's duration and time in the air
+// (0.3 m above the start: 10 s to 50 s), or result.json's when it has them.
+func TestReadRunTimes(t *testing.T) {
+	dir := t.TempDir()
+	csv := "t,x,y,z,heading\n0,0,0,0,0\n10,0,0,5,0\n50,0,10,5,0\n60,0,10,0,0\n"
+	p := filepath.Join(dir, "trajectory.csv")
+	if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadRun(p, nil, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FlightTimeS != 60 || r.AirborneS != 40 || r.TimedOut {
+		t.Errorf("from the CSV: flight %v s, airborne %v s, timed out %v; want 60, 40, false", r.FlightTimeS, r.AirborneS, r.TimedOut)
+	}
+	for _, c := range []struct {
+		json             string
+		flight, airborne float64
+	}{
+		{`{"flight_time_s": 80, "airborne_s": 55}`, 80, 55},
+		{`{"flight_time_s": 80}`, 80, 40}, // written before airborne_s: the trajectory's
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(c.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadRun(p, nil, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.FlightTimeS != c.flight || r.AirborneS != c.airborne {
+			t.Errorf("%s: flight %v s, airborne %v s; want %v, %v", c.json, r.FlightTimeS, r.AirborneS, c.flight, c.airborne)
+		}
+	}
+}
+
 // A test whose plan is missing flies the scored mission's; one that names
 // another mission's plan is reported.
 func TestReadTest(t *testing.T) {
