@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/mission"
+	"github.com/shakedown-robotics/shakedown/mission/client"
 )
 
 // TestMissionSmoke runs the smoke command: its own daemon on a free
@@ -122,16 +123,16 @@ func TestMissionServeAndClient(t *testing.T) {
 	os.WriteFile(mf, []byte(`{"event":"armed"}`), 0o644)
 	// ARMING follows the next telemetry poll; send until accepted would be
 	// polling, so wait on the stream instead.
-	c := newMissionClient(addr, "")
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "ARMING" }); err != nil {
+	c := client.New(addr, "")
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "ARMING" }); err != nil {
 		t.Fatal(err)
 	}
 	run(0, "send", "@"+mf)
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "TAKEOFF" && !st.CommandPending }); err != nil {
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "TAKEOFF" && !st.CommandPending }); err != nil {
 		t.Fatal(err)
 	}
 	run(0, "send", "airborne")
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "EXECUTING" }); err != nil {
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "EXECUTING" }); err != nil {
 		t.Fatal(err)
 	}
 	// issue 21 item 2: a waypoint beyond the geofence is refused with its code.
