@@ -151,8 +151,8 @@ func newAdapter(cfg Config, logf func(string, ...any)) (server.Adapter, error) {
 }
 
 // Start builds the adapter, the server and the listener and starts them.
-// Nothing is left behind when it fails: the state log it created is closed
-// and, if still empty, removed.
+// Nothing is left behind when it fails: the adapter is closed, and the
+// state log it created is closed and, if still empty, removed.
 func Start(cfg Config) (d *Daemon, err error) {
 	if err := CheckAdapter(cfg.Adapter, cfg.Speed); err != nil {
 		return nil, err
@@ -166,25 +166,28 @@ func Start(cfg Config) (d *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			ad.Close()
+		}
+	}()
 	if len(cfg.Faults) > 0 {
 		sch, ok := ad.(interface {
 			SetSchedule([]adapter.Fault, float64) error
 		})
 		if !ok {
-			ad.Close()
 			return nil, fmt.Errorf("--fault: the %s adapter takes no faults", cfg.Adapter)
 		}
 		if err := sch.SetSchedule(cfg.Faults, p.HomeZ-p.Machine.MaxAltitudeM); err != nil {
-			ad.Close()
 			return nil, fmt.Errorf("--fault: %w", err)
 		}
 	}
 	var slog *server.StateLog
 	if cfg.StateLog != "" {
 		existed := isFile(cfg.StateLog)
-		var err error
+		// err is Start's own, so that the deferred clean-up sees every
+		// later failure (a shadowing err here once kept it from running).
 		if slog, err = server.OpenStateLog(server.StateLogConfig{Path: cfg.StateLog, MaxBytes: cfg.StateLogBytes}); err != nil {
-			ad.Close()
 			return nil, err
 		}
 		defer func() {
@@ -198,7 +201,6 @@ func Start(cfg Config) (d *Daemon, err error) {
 	}
 	var rec *blackbox.Recorder
 	if p.RecordEvents {
-		var err error
 		if rec, err = blackbox.New(p.RecordMaxEvents); err != nil {
 			return nil, err
 		}
