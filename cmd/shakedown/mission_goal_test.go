@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/mission"
+	"github.com/shakedown-robotics/shakedown/mission/client"
 )
 
 // TestMissionWatchIgnoresRecords: the status stream interleaves records,
@@ -32,9 +33,9 @@ func TestMissionWatchIgnoresRecords(t *testing.T) {
 		fmt.Fprint(w, stream)
 	}))
 	defer ts.Close()
-	c := newMissionClient(ts.URL, "")
+	c := client.New(ts.URL, "")
 	var got []string
-	err := c.watch(context.Background(), func(st mission.Status, _ []byte) bool {
+	err := c.Watch(context.Background(), func(st mission.Status, _ []byte) bool {
 		got = append(got, fmt.Sprintf("%s@%g", st.State, st.TimeS))
 		return true
 	})
@@ -45,7 +46,7 @@ func TestMissionWatchIgnoresRecords(t *testing.T) {
 		t.Errorf("statuses: got %s; want %s", strings.Join(got, " "), want)
 	}
 	var names []string
-	_ = c.events(context.Background(), func(ev sseEvent) bool { names = append(names, ev.name); return true })
+	_ = c.Events(context.Background(), func(ev client.Event) bool { names = append(names, ev.Name); return true })
 	if want := "status record feedback status result message status"; strings.Join(names, " ") != want {
 		t.Errorf("events: got %s; want %s", strings.Join(names, " "), want)
 	}
@@ -77,17 +78,17 @@ func TestMissionGoalCLI(t *testing.T) {
 	if out := run(2, "wait", "99"); !strings.Contains(out, "no goal 99") {
 		t.Errorf("wait 99: %s", out)
 	}
-	c := newMissionClient(addr, "")
+	c := client.New(addr, "")
 	run(0, "send", "connect")
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "ARMING" }); err != nil {
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "ARMING" }); err != nil {
 		t.Fatal(err)
 	}
 	run(0, "send", "armed")
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "TAKEOFF" && !st.CommandPending }); err != nil {
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "TAKEOFF" && !st.CommandPending }); err != nil {
 		t.Fatal(err)
 	}
 	run(0, "send", "airborne")
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "EXECUTING" }); err != nil {
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "EXECUTING" }); err != nil {
 		t.Fatal(err)
 	}
 	out := run(0, "send", "goal", "4,0,-2,2", "8,0,-2", "--wait")

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,19 +15,54 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/shakedown-robotics/shakedown/mission"
+	"github.com/shakedown-robotics/shakedown/mission/client"
+	"github.com/shakedown-robotics/shakedown/mission/daemon/daemontest"
 )
 
-// TestMissionSmoke runs the smoke command: its own daemon on a free
-// loopback port, a whole flight, every status checked.
+// smokeCLI runs "mission smoke" with args as main would (the exit code,
+// stdout, stderr), its daemons on an in-memory network inside a synctest
+// bubble: the daemon's clock (×--speed of the bubble's) moves only when
+// every goroutine waits, so no check depends on how loaded the machine is.
+func smokeCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	synctest.Test(t, func(t *testing.T) {
+		cmd := newMissionSmokeCmd(func() (net.Listener, *http.Client, error) {
+			l := daemontest.NewPipeListener()
+			return l, l.Client(), nil
+		})
+		cmd.SetOut(&o)
+		cmd.SetErr(&e)
+		cmd.SetArgs(args)
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		err := cmd.Execute()
+		var f *failure
+		switch {
+		case err == nil:
+			code = exitOK
+		case errors.As(err, &f):
+			code = exitFailure
+			fmt.Fprintln(&e, "shakedown:", f.msg)
+		default:
+			code = exitBadRun
+			fmt.Fprintln(&e, "shakedown:", err)
+		}
+	})
+	return code, o.String(), e.String()
+}
+
+// TestMissionSmoke runs the smoke command: its own daemon, a whole flight,
+// every status checked.
 func TestMissionSmoke(t *testing.T) {
-	code, out, errOut := sh(t, "mission", "smoke", "--speed", "50")
+	code, out, errOut := smokeCLI(t, "--speed", "50")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, w := range []string{"ok   connect", "ok   pause", "ok   mission completed", "ok   cancel", "ok   return-home pre-empts",
-		"ok   landed", "ok   dump_log", "smoke passed"} {
+		"ok   landed", "ok   dump_log", "smoke passed: 17 checks"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
@@ -122,16 +159,16 @@ func TestMissionServeAndClient(t *testing.T) {
 	os.WriteFile(mf, []byte(`{"event":"armed"}`), 0o644)
 	// ARMING follows the next telemetry poll; send until accepted would be
 	// polling, so wait on the stream instead.
-	c := newMissionClient(addr, "")
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "ARMING" }); err != nil {
+	c := client.New(addr, "")
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "ARMING" }); err != nil {
 		t.Fatal(err)
 	}
 	run(0, "send", "@"+mf)
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "TAKEOFF" && !st.CommandPending }); err != nil {
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "TAKEOFF" && !st.CommandPending }); err != nil {
 		t.Fatal(err)
 	}
 	run(0, "send", "airborne")
-	if _, err := c.waitFor(context.Background(), func(st mission.Status) bool { return st.State == "EXECUTING" }); err != nil {
+	if _, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "EXECUTING" }); err != nil {
 		t.Fatal(err)
 	}
 	// issue 21 item 2: a waypoint beyond the geofence is refused with its code.
@@ -275,12 +312,12 @@ func closedAddr(t *testing.T) string {
 // TestMissionSmokeFaults runs smoke --faults: every fault kind on the sim,
 // each ending in FAILSAFE with its reason.
 func TestMissionSmokeFaults(t *testing.T) {
-	code, out, errOut := sh(t, "mission", "smoke", "--faults", "--speed", "50")
+	code, out, errOut := smokeCLI(t, "--faults", "--speed", "50")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, w := range []string{"altitude_violation", "rpc_error", "takeoff_rejected", "battery_low", "link_lost",
-		"telemetry_timeout", "position_lost", "attitude_failure", "smoke --faults passed: 8 faults"} {
+		"telemetry_timeout", "position_lost", "attitude_failure", "smoke --faults passed: 8 faults, 30 checks"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shakedown-robotics/shakedown/mavlink"
-	"github.com/shakedown-robotics/shakedown/mission/server"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/vehicle"
@@ -225,17 +224,4 @@ func checkMavlinkConnect(adapterName, url string) error {
 		return fmt.Errorf("--connect: %w", err)
 	}
 	return nil
-}
-
-// newMavlinkMissionAdapter is the mission daemon's --adapter mavlink: the
-// link opens now, the vehicle is awaited on the connect command.
-func newMavlinkMissionAdapter(url string, logf func(string, ...any)) (server.Adapter, error) {
-	if err := checkMavlinkConnect("mavlink", url); err != nil {
-		return nil, err
-	}
-	v, err := mavlink.New(mavlink.Config{URL: url, Logf: logf})
-	if err != nil {
-		return nil, err
-	}
-	return mavlink.NewMissionAdapter(v), nil
 }

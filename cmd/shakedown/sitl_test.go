@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/mavlink"
 	"github.com/shakedown-robotics/shakedown/mission"
 	"github.com/shakedown-robotics/shakedown/mission/blackbox"
+	"github.com/shakedown-robotics/shakedown/mission/daemon"
 	"github.com/shakedown-robotics/shakedown/mission/server"
 )
 
@@ -102,7 +103,7 @@ func startSITL(t *testing.T, speed float64, args ...string) (url string, stop fu
 
 // startDaemon starts a mission daemon on adapter at speed with its black
 // box dumped into a temporary directory.
-func startDaemon(t *testing.T, adapterName string, speed float64, connect string, telemetryTimeout time.Duration) (*missionDaemon, string) {
+func startDaemon(t *testing.T, adapterName string, speed float64, connect string, telemetryTimeout time.Duration) (*daemon.Daemon, string) {
 	t.Helper()
 	p := server.DefaultParams()
 	// Daemon time: at ×10, 8 s is 0.8 s of wall time, room for a machine
@@ -110,13 +111,12 @@ func startDaemon(t *testing.T, adapterName string, speed float64, connect string
 	p.Machine.TelemetryTimeout = telemetryTimeout
 	p.RecordDir = t.TempDir()
 	var log lockedBuffer
-	d, err := startMissionDaemon(p, adapterName, speed, 4, 50*time.Millisecond, "127.0.0.1:0", "tok", func(format string, args ...any) {
-		log.Write([]byte(format + "\n"))
-	}, connect)
+	d, err := daemon.Start(daemon.Config{Params: p, Adapter: adapterName, Connect: connect, Speed: speed, Seed: 4, Tick: 50 * time.Millisecond,
+		Listen: "127.0.0.1:0", Token: "tok", Logf: func(format string, args ...any) { log.Write([]byte(format + "\n")) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = d.stop() })
+	t.Cleanup(func() { _ = d.Stop() })
 	return d, p.RecordDir
 }
 
@@ -156,9 +156,9 @@ func ready(state string) func(mission.Status) bool {
 
 // flyThreeWaypoints connects, arms, takes off, flies three waypoints with a
 // pause and a resume, and lands; it returns the recorded transitions.
-func flyThreeWaypoints(t *testing.T, d *missionDaemon, speed float64) string {
+func flyThreeWaypoints(t *testing.T, d *daemon.Daemon, speed float64) string {
 	t.Helper()
-	s := d.srv
+	s := d.Server()
 	lim := func(simS float64) time.Duration {
 		return time.Duration(simS/speed*float64(time.Second)) + 20*time.Second
 	}
@@ -238,7 +238,7 @@ func TestSITLStopFailsafe(t *testing.T) {
 	const speed = 10
 	url, stopSITL := startSITL(t, speed)
 	d, _ := startDaemon(t, "mavlink", speed, url, 5*time.Second) // below the 10-s link-loss grace
-	s := d.srv
+	s := d.Server()
 	wall(t, s, "telemetry", 10*time.Second, func(st mission.Status) bool { return st.Position != nil })
 	order(t, s, mission.Connect{})
 	wall(t, s, "ARMING", 10*time.Second, ready("ARMING"))

@@ -32,7 +32,7 @@ var layers = []string{
 	"mission/adapter",
 	"mavlink",
 	"rosbridge", "rosbridge/ros", "rosbridge/robot",
-	"mission/server",
+	"mission/server", "mission/client", "mission/daemon", "mission/daemon/daemontest", "mission/smoke",
 	"ulog",
 	"score/dtw", "score",
 	"run",
