@@ -34,6 +34,25 @@ func cloudFrom(t *testing.T, scene *world.Scene, pos geom.Vec3, yaw float64) qua
 	return c
 }
 
+// treeFrom builds the planner's tree from one cloud of the scene seen from
+// pos (at rest, heading North) toward goal, and returns the planner and
+// its path.
+func treeFrom(t *testing.T, scene *world.Scene, pos, goal geom.Vec3) (*Planner, []geom.Vec3) {
+	t.Helper()
+	c := cloudFrom(t, scene, pos, 0)
+	if len(c.Points) == 0 {
+		t.Fatal("the camera sees nothing")
+	}
+	p := newPlanner(t)
+	if err := p.Observe(0, c.Pos, c.Att, c.Points); err != nil {
+		t.Fatal(err)
+	}
+	p.process(0, pos)
+	p.hist.build(p.mem, pos)
+	p.buildTree(pos, geom.Vec3{}, goal, goal, true)
+	return p, p.Path()
+}
+
 // The cost of a direction, worked by hand (costFunction): vehicle at rest
 // at 10 m, goal 10 m due North at the same height, one obstacle cell 4 m
 // away straight ahead (e ∈ [0°, 6°), z ∈ [0°, 6°)).
@@ -82,18 +101,7 @@ func TestTreeGoesRoundTheFreeSide(t *testing.T) {
 	scene := &world.Scene{Boxes: []world.Box{box}}
 	pos := geom.Vec3{Z: -10}
 	goal := geom.Vec3{X: 40, Z: -10}
-	c := cloudFrom(t, scene, pos, 0)
-	if len(c.Points) == 0 {
-		t.Fatal("the camera sees nothing of a box 8 m ahead")
-	}
-	p := newPlanner(t)
-	if err := p.Observe(0, c.Pos, c.Att, c.Points); err != nil {
-		t.Fatal(err)
-	}
-	p.process(0, pos)
-	p.hist.build(p.mem, pos)
-	p.buildTree(pos, geom.Vec3{}, goal, goal, true)
-	path := p.Path()
+	_, path := treeFrom(t, scene, pos, goal)
 	if len(path) < 3 {
 		t.Fatalf("path %v: want at least two nodes past the vehicle", path)
 	}
@@ -333,15 +341,7 @@ func TestTreeGrowsAlongAWall(t *testing.T) {
 	scene := &world.Scene{Boxes: []world.Box{wall}}
 	pos := geom.Vec3{Z: -10}
 	goal := geom.Vec3{X: 20, Z: -10}
-	c := cloudFrom(t, scene, pos, 0)
-	p := newPlanner(t)
-	if err := p.Observe(0, c.Pos, c.Att, c.Points); err != nil {
-		t.Fatal(err)
-	}
-	p.process(0, pos)
-	p.hist.build(p.mem, pos)
-	p.buildTree(pos, geom.Vec3{}, goal, goal, true)
-	path := p.Path()
+	p, path := treeFrom(t, scene, pos, goal)
 	if len(path) < 4 {
 		t.Fatalf("path %v: want at least three nodes past the vehicle", path)
 	}
