@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakedown-robotics/shakedown/bench/results"
 	"github.com/shakedown-robotics/shakedown/report"
 )
 
@@ -21,11 +22,12 @@ func newReportCmd() *cobra.Command {
 generate (ranked test_N.yaml with their plots) or score --out (the simulated runs) into one HTML page: the summary
 table with pass and fail at a glance, every plot embedded, links from each
 test to its plot. The page loads nothing from elsewhere, so CI can archive it.
-A directory of another kind, or a corrupt results file, is exit 2.`,
-		Example: `  shakedown report tests/results/2026-11-29_21-02-52 --out bench.html
-  shakedown report results --out run.html
-  shakedown report reports
-  shakedown report score-runs`,
+A folder of bench runs (bench --out) gives the newest run's page. A
+directory of another kind, or a corrupt results file, is exit 2.`,
+		Example: `  shakedown report tests/results --out bench.html   # the newest bench run
+  shakedown report results --out run.html          # shakedown run --out results
+  shakedown report reports                         # shakedown eol
+  shakedown report runs                            # shakedown score --out runs`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
@@ -35,6 +37,10 @@ A directory of another kind, or a corrupt results file, is exit 2.`,
 			}
 			if !st.IsDir() {
 				return fmt.Errorf("%s is not a directory", dir)
+			}
+			if run, n, err := results.Newest(dir); err == nil && run != dir {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: the newest of %d bench runs, %s\n", dir, n, filepath.Base(run))
+				dir = run
 			}
 			if title == "" {
 				title = "Shakedown report: " + filepath.Base(filepath.Clean(dir))
