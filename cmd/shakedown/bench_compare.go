@@ -51,8 +51,7 @@ Exit status: 0 no regression, 1 a regression, 2 unusable input.`,
 	fl.Float64Var(&f.threshold, "threshold", 20, "regression threshold, `percent`")
 	fl.Float64Var(&f.floor, "floor", 0.05, "changes smaller than this, in the metric's unit, are noise")
 	fl.StringVar(&f.output, "out", "", "also write the Markdown report to `FILE`")
-	fl.StringVar(&f.output, "output", "", "")
-	_ = fl.MarkDeprecated("output", "use --out")
+	aliasFlags(cmd, map[string]string{"output": "out"})
 	fl.BoolVar(&f.force, "force", false, "compare even when the campaigns differ")
 	_ = cmd.MarkFlagRequired("current")
 	return cmd

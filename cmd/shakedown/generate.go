@@ -87,7 +87,7 @@ measures: hit rate, precision, surrogate RMSE, input diversity.`,
   shakedown generate mission4 200 --strategy active --seed 3 --out generated
   shakedown generate mission5 100 --strategy constrained --report
   shakedown generate mission2 100 --model model.json`,
-		Args: cobra.ExactArgs(2),
+		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			budget, err := strconv.Atoi(args[1])
 			if err != nil {

@@ -58,6 +58,7 @@ Competition does.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(flagErrorFunc)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd(), newBenchCmd(), newMissionCmd(stdout, stderr), newEOLCmd(), newReportCmd(), newGenerateCmd(), newSurrogateCmd(), newSITLCmd(), newCampaignCmd(), newWorkerCmd(), newFidelityCmd(), newLintCmd())

@@ -28,7 +28,7 @@ directory of another kind, or a corrupt results file, is exit 2.`,
   shakedown report results --out run.html          # shakedown run --out results
   shakedown report reports                         # shakedown eol
   shakedown report runs                            # shakedown score --out runs`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			st, err := os.Stat(dir)

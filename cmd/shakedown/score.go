@@ -60,10 +60,10 @@ is scored as invalid (0 points) and named in the output.
 With several --mission flags each suite folder holds one sub-folder per
 mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
 2 could not run (a missing folder or mission, bad flags, an unreadable log).`,
-		Example: `  shakedown score --rules 2025 --mission mission2 out/gen-a out/gen-b
-  shakedown score --rules 2026 --mission mission2 --mission mission4 --runs 3 tools/* --json
-  shakedown score --rules 2024 --mission mission2 --logs px4-runs/ gen-a/`,
-		Args: cobra.MinimumNArgs(1),
+		Example: `  shakedown score --rules 2025 --mission mission2 cmd/shakedown/testdata/score/gen-a cmd/shakedown/testdata/score/gen-b
+  shakedown score --rules 2026 --mission mission2 generated_tests/* --json   # every generate run of mission2 against each other
+  shakedown score --rules 2024 --mission mission2 --logs cmd/shakedown/testdata/score/logs cmd/shakedown/testdata/score/gen-a`,
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return scoreSuites(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
 		},

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMessages: the messages a newcomer meets name the problem (issue 22,
+// items 6 and 10), and nothing runs or is written first.
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "data.csv")
+	if err := os.WriteFile(csv, []byte("test,l1,w1,x1,y1,r1,l2,w2,x2,y2,r2,min_distance\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a directory as the case study", []string{"fly", dir}, dir + " is a directory; want a built-in name"},
+		{"missing budget", []string{"generate", "mission2"}, "missing <budget>: usage: shakedown generate <case-study> <budget>"},
+		{"missing case study", []string{"generate"}, "missing <case-study> <budget>"},
+		{"negative budget", []string{"generate", "mission2", "-5"}, "-5: a negative number is not a valid argument here"},
+		{"too many arguments", []string{"report", "a", "b"}, "2 arguments (a b); want 1: usage: shakedown report <results-dir>"},
+		{"a dataset as the model", []string{"generate", "mission2", "10", "--model", csv}, csv + ":1: surrogate: bad model: not a model file"},
+		{"dataset into a missing folder", []string{"dataset", "mission2", "--n", "5", "--out", filepath.Join(dir, "missing", "x.csv")}, "folder " + filepath.Join(dir, "missing") + " does not exist"},
+		{"dataset onto a directory", []string{"dataset", "mission2", "--n", "5", "--out", dir}, "--out " + dir + ": is a directory"},
+		{"dataset under a file", []string{"dataset", "mission2", "--n", "5", "--out", filepath.Join(csv, "x.csv")}, csv + " is not a folder"},
+		{"train onto a directory", []string{"surrogate", "train", csv, "--out", dir}, "is a directory"},
+		{"record into a missing folder", []string{"fly", "mission2", "--record", filepath.Join(dir, "no", "f.mcap")}, "does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := sh(t, tc.args...)
+			if code != exitBadRun {
+				t.Errorf("exit %d; want %d", code, exitBadRun)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q; want it to contain %q", errOut, tc.want)
+			}
+			if out != "" || strings.Contains(errOut, "simulating") {
+				t.Errorf("something ran first: stdout %q, stderr %q", out, errOut)
+			}
+		})
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %d entries; want only data.csv (nothing written, no probe left)", len(entries))
+	}
+}
