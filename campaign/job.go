@@ -103,6 +103,7 @@ type Item struct {
 	Kind          string     `json:"kind"`
 	Pos           [3]float64 `json:"pos"` // NED, m
 	AcceptRadiusM float64    `json:"accept_radius_m,omitempty"`
+	SpeedMS       float64    `json:"speed_m_s,omitempty"` // DO_CHANGE_SPEED; 0 = the default (older job ids unchanged)
 }
 
 // Box is an obstacle in the competition's model (world.Box).
@@ -196,7 +197,7 @@ func NewJob(cs *scenario.CaseStudy, opt run.Options, runIndex int, keepTrace boo
 		j.Vehicle.Avoid = &a
 	}
 	for _, it := range cs.Mission.Items {
-		j.Scenario.Mission.Items = append(j.Scenario.Mission.Items, Item{Kind: it.Kind.String(), Pos: [3]float64{it.Pos.X, it.Pos.Y, it.Pos.Z}, AcceptRadiusM: it.AcceptRadiusM})
+		j.Scenario.Mission.Items = append(j.Scenario.Mission.Items, Item{Kind: it.Kind.String(), Pos: [3]float64{it.Pos.X, it.Pos.Y, it.Pos.Z}, AcceptRadiusM: it.AcceptRadiusM, SpeedMS: it.SpeedMS})
 	}
 	if len(cs.Params) > 0 {
 		j.Scenario.Params = make(map[string]float64, len(cs.Params))
@@ -317,6 +318,9 @@ func (j Job) validate() error {
 		if !finite(it.Pos[:]...) || !finite(it.AcceptRadiusM) || it.AcceptRadiusM < 0 {
 			return bad("mission item %d: position %v or accept radius %v is not a finite number", i+1, it.Pos, it.AcceptRadiusM)
 		}
+		if !(it.SpeedMS >= 0 && it.SpeedMS <= scenario.MaxSpeedMS) {
+			return bad("mission item %d: speed %v m/s; want 0 to %d", i+1, it.SpeedMS, scenario.MaxSpeedMS)
+		}
 	}
 	if len(s.Params) > 1000 {
 		return bad("%d parameters; want at most 1000", len(s.Params))
@@ -390,7 +394,7 @@ func (j Job) CaseStudy() *scenario.CaseStudy {
 	}
 	for _, it := range s.Mission.Items {
 		cs.Mission.Items = append(cs.Mission.Items, scenario.Item{Kind: itemKinds[it.Kind],
-			Pos: geom.Vec3{X: it.Pos[0], Y: it.Pos[1], Z: it.Pos[2]}, AcceptRadiusM: it.AcceptRadiusM})
+			Pos: geom.Vec3{X: it.Pos[0], Y: it.Pos[1], Z: it.Pos[2]}, AcceptRadiusM: it.AcceptRadiusM, SpeedMS: it.SpeedMS})
 	}
 	if s.Params != nil {
 		cs.Params = make(map[string]float64, len(s.Params))
