@@ -174,7 +174,7 @@ func campaignRun(ctx context.Context, stdout, stderr io.Writer, specPath string,
 	defer closeRunner()
 	c := campaign.Campaign{ID: campaign.CampaignID(jobs), Name: spec.Name}
 	fmt.Fprintf(stderr, "campaign %s (%s): %d tests × %d runs\n", c.ID.Short(), spec.Name, len(files), spec.Runs)
-	bar := newProgress(stderr, len(jobs), "flying")
+	bar := newProgress(ctx, stderr, len(jobs), "flying")
 	r.Progress = func(done, _ int) { _ = bar.Set(done) }
 	res, err := r.Run(ctx, c, jobs)
 	if err != nil {

@@ -305,7 +305,7 @@ func TestCampaignResumeAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	spec := writeFile(t, dir, "long.yaml", "tests: [mission2, mission3, mission4, mission5]\nruns: 10\n")
 	db := filepath.Join(dir, "runs.db")
-	cmd, stderr := helper(t, "campaign", "run", spec, "--db", db, "--workers", "2")
+	cmd, stderr := helper(t, "campaign", "run", spec, "--db", db, "--workers", "2", "--progress")
 	// Kill it once the progress bar shows 10 flights done.
 	for {
 		chunk, err := stderr.ReadString(')')

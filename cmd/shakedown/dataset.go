@@ -109,7 +109,7 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 	}
 	defer closeRunner()
 	cfg.Runner = runner
-	cfg.Progress = progressOn(stderr, false)
+	cfg.Progress = progressOn(ctx, stderr, false)
 	d, err := harness.BuildDataset(ctx, cfg)
 	if err != nil {
 		return flagError(err)

@@ -134,7 +134,12 @@ func generateCmd(ctx context.Context, stdout, stderr io.Writer, arg string, budg
 	if f.now != nil {
 		now = f.now
 	}
+	end := func() {}
+	if !f.quiet {
+		end = phase(ctx, stderr, "rendering plots")
+	}
 	files, err := o.Files()
+	end()
 	if err != nil {
 		return err
 	}
@@ -212,7 +217,8 @@ func generate(ctx context.Context, stderr io.Writer, arg string, budget int, f g
 	}
 	defer closeRunner()
 	cfg.Runner = runner
-	cfg.Progress = progressOn(stderr, f.quiet)
+	cfg.Progress = progressOn(ctx, stderr, f.quiet)
+	cfg.Phase = phaseOn(ctx, stderr, f.quiet)
 	if !f.quiet {
 		cfg.Log = stderr
 	}

@@ -59,6 +59,7 @@ Competition does.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(flagErrorFunc)
+	addProgressFlags(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd(), newBenchCmd(), newMissionCmd(stdout, stderr), newEOLCmd(), newReportCmd(), newGenerateCmd(), newSurrogateCmd(), newSITLCmd(), newCampaignCmd(), newWorkerCmd(), newFidelityCmd(), newLintCmd())

@@ -158,7 +158,13 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	}
 	out := summarizeTests(files, cases, results, f.runs)
 	if f.out != "" {
-		if err := writeRunOutputs(f.out, names, cases, out, logs); err != nil {
+		end := func() {}
+		if f.warn != nil {
+			end = phase(ctx, f.warn, "writing plots and trajectories")
+		}
+		err := writeRunOutputs(f.out, names, cases, out, logs)
+		end()
+		if err != nil {
 			return err
 		}
 	}

@@ -284,7 +284,11 @@ func simulate(ctx context.Context, stderr io.Writer, data [][]*suite.Suite, miss
 	return suite.Simulate(ctx, data, missions, suite.Simulation{Runs: f.runs, Seed: f.seed, TimeoutS: f.timeout, Engine: f.exec.engine,
 		KeepRuns: f.out != "", Runner: r, Name: name, Progress: func(done, total int) {
 			if bar == nil {
-				bar = progressOn(stderr, false)("flying", total)
+				if p := progressOn(ctx, stderr, false); p != nil {
+					bar = p("flying", total)
+				} else {
+					bar = func(int) {}
+				}
 			}
 			bar(done)
 		}})
