@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-
 	"github.com/shakedown-robotics/shakedown/gen/harness"
 	"github.com/shakedown-robotics/shakedown/internal/atomicfile"
 	"github.com/shakedown-robotics/shakedown/sim"
