@@ -360,7 +360,7 @@ func TestCampaignResumeAfterKill(t *testing.T) {
 // shakedown worker runs jobs until SIGTERM, then drains and exits 0.
 func TestWorkerCommand(t *testing.T) {
 	s := natstest.Start(t)
-	cmd, stderr := helper(t, "worker", "--nats", s.ClientURL(), "--concurrency", "2", "--name", "child", "--verbose")
+	cmd, stderr := helper(t, "worker", "--nats", s.ClientURL(), "--workers", "2", "--name", "child", "--verbose")
 	line, err := stderr.ReadString('\n')
 	if err != nil || !strings.Contains(line, "worker child: 2 jobs at a time from") {
 		t.Fatalf("worker start line %q (%v)", line, err)

@@ -50,3 +50,26 @@ func TestMessages(t *testing.T) {
 		t.Errorf("the folder holds %d entries; want only data.csv (nothing written, no probe left)", len(entries))
 	}
 }
+
+// TestFlagNames: one name per concept; the old names still work, with a
+// note, and are not listed in --help.
+func TestFlagNames(t *testing.T) {
+	logs, a := "testdata/score/logs", "testdata/score/gen-a"
+	code, out, errOut := sh(t, "score", "--rules", "2025", "--mission", "mission2", "--logs", logs, "--jobs", "1", a)
+	if code != 0 || !strings.Contains(errOut, "--jobs is now --workers") {
+		t.Errorf("score --jobs: exit %d, stderr %q; want it to work with a note", code, errOut)
+	}
+	code2, out2, _ := sh(t, "score", "--rules", "2025", "--mission", "mission2", "--logs", logs, "--workers", "1", a)
+	if code2 != 0 || out2 != out {
+		t.Errorf("score --workers: exit %d, output differs from --jobs", code2)
+	}
+	for _, c := range []struct{ cmd, old, new string }{{"score", "--jobs", "--workers"}, {"worker", "--concurrency", "--workers"}, {"bench compare", "--output", "--out"}} {
+		_, help, _ := sh(t, append(strings.Fields(c.cmd), "--help")...)
+		if strings.Contains(help, c.old+" ") || !strings.Contains(help, c.new+" ") {
+			t.Errorf("%s --help lists %s or lacks %s:\n%s", c.cmd, c.old, c.new, help)
+		}
+	}
+	if code, out, _ := sh(t, "--version"); code != 0 || !strings.HasPrefix(out, "shakedown version ") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}

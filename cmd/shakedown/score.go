@@ -83,7 +83,8 @@ mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` before a flight is stopped (a timed-out run scores 0)")
 	fl.StringVar(&f.out, "out", "", "write every simulated run to `DIR`/<tool>/<mission>/<test>/run_<k>/ (trajectory.csv, result.json); --logs reads it back")
 	fl.BoolVar(&f.details, "details", false, "also print each evaluated test's runs and score")
-	fl.IntVar(&f.jobs, "jobs", 0, "simulations run at once with --executor local; 0 = one per CPU")
+	fl.IntVar(&f.jobs, "workers", 0, "simulations run at once with --executor local; 0 = one per CPU")
+	aliasFlags(cmd, map[string]string{"jobs": "workers"})
 	addExecFlags(fl, &f.exec)
 	return cmd
 }
