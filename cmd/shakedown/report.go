@@ -8,12 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shakedown-robotics/shakedown/bench/compare"
 	"github.com/shakedown-robotics/shakedown/bench/results"
 	"github.com/shakedown-robotics/shakedown/report"
 )
 
 func newReportCmd() *cobra.Command {
-	var out, title string
+	var out, title, baseline string
 	cmd := &cobra.Command{
 		Use:   "report <results-dir>",
 		Short: "Turn a results directory into one self-contained HTML page",
@@ -25,6 +26,7 @@ test to its plot. The page loads nothing from elsewhere, so CI can archive it.
 A folder of bench runs (bench --out) gives the newest run's page. A
 directory of another kind, or a corrupt results file, is exit 2.`,
 		Example: `  shakedown report tests/results --out bench.html   # the newest bench run
+  shakedown report results/feedforward --baseline results/airstack --out compare.html
   shakedown report results --out run.html          # shakedown run --out results
   shakedown report reports                         # shakedown eol
   shakedown report runs                            # shakedown score --out runs`,
@@ -49,6 +51,24 @@ directory of another kind, or a corrupt results file, is exit 2.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", dir, err)
 			}
+			if baseline != "" {
+				if p.Kind != report.KindBench {
+					return fmt.Errorf("--baseline: %s holds %s results; a baseline compares bench runs", dir, p.Kind)
+				}
+				cur, err := results.Read(dir)
+				if err != nil {
+					return err
+				}
+				base, err := readRun("baseline", baseline)
+				if err != nil {
+					return err
+				}
+				rep, err := compare.Compare(cur, base, compare.DefaultOptions())
+				if err != nil {
+					return fmt.Errorf("--baseline: %w", err)
+				}
+				p.AddComparison(rep)
+			}
 			if out == "" {
 				out = filepath.Join(dir, "report.html")
 			}
@@ -65,5 +85,6 @@ directory of another kind, or a corrupt results file, is exit 2.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "HTML `file` to write (default <results-dir>/report.html)")
 	cmd.Flags().StringVar(&title, "title", "", "page title")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "a bench run (or folder of runs) to compare a bench run against, as bench compare does")
 	return cmd
 }
