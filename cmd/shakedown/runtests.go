@@ -178,8 +178,14 @@ func flyTests(ctx context.Context, jobs []run.Job, f runFlags) ([]*run.Result, e
 	if err := f.engines.check(); err != nil {
 		return nil, err
 	}
+	var onDone func(int)
+	if f.warn != nil {
+		if p := progressOn(ctx, f.warn, false); p != nil {
+			onDone = p("flying", len(jobs))
+		}
+	}
 	if f.engines.engine == "" || f.engines.engine == campaign.EngineEmbedded {
-		return run.Batch(ctx, jobs, f.workers, f.out != "", nil)
+		return run.Batch(ctx, jobs, f.workers, f.out != "", onDone)
 	}
 	if f.record {
 		return nil, fmt.Errorf("--record needs the embedded simulator, not --engine %s", f.engines.engine)
@@ -194,7 +200,7 @@ func flyTests(ctx context.Context, jobs []run.Job, f runFlags) ([]*run.Result, e
 		return nil, err
 	}
 	defer closeRunner()
-	return r.Batch(ctx, "run --engine "+f.engines.engine, jobs, f.out != "", nil)
+	return r.Batch(ctx, "run --engine "+f.engines.engine, jobs, f.out != "", onDone)
 }
 
 // loadTests loads every test file and checks it against rules before
