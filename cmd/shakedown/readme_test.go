@@ -40,6 +40,7 @@ const readmeCmdTimeout = 5 * time.Minute
 // `.ci/run` lines are the test suite itself and are not run. go test -v
 // prints every block, its commands, exit codes and pass or fail.
 func TestREADME(t *testing.T) {
+	t.Parallel() // its commands are processes of their own, in a folder of their own
 	md, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -72,13 +73,13 @@ func TestREADME(t *testing.T) {
 				t.Logf("  $ %s\n    not run: the test suite itself", text)
 				continue
 			}
-			code, took := r.run(c.Text, text)
+			code, took, cpu := r.run(c.Text, text)
 			verdict := "pass"
 			if code != c.Exit {
 				verdict = "FAIL"
 				t.Errorf("README.md:%d: %s: exit %d; want %d\nstdout:\n%s\nstderr:\n%s", c.Line, text, code, c.Exit, r.out[c.Text].stdout, tail(r.out[c.Text].stderr, 2000))
 			}
-			t.Logf("  $ %s\n    exit %d (want %d) %s, %.1f s", text, code, c.Exit, verdict, took.Seconds())
+			t.Logf("  $ %s\n    exit %d (want %d) %s, %.1f s wall, %.1f s CPU", text, code, c.Exit, verdict, took.Seconds(), cpu.Seconds())
 		}
 	}
 	for _, q := range doc.Quotes {
@@ -148,8 +149,9 @@ func newReadmeRunner(t *testing.T) *readmeRunner {
 }
 
 // run runs text with sh in the working folder and keeps its output under
-// key; it returns the exit status (-1 when it could not start or timed out).
-func (r *readmeRunner) run(key, text string) (int, time.Duration) {
+// key; it returns the exit status (-1 when it could not start or timed
+// out), the wall time and the CPU time it took.
+func (r *readmeRunner) run(key, text string) (int, time.Duration, time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), readmeCmdTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", text)
@@ -159,19 +161,23 @@ func (r *readmeRunner) run(key, text string) (int, time.Duration) {
 	start := time.Now()
 	err := cmd.Run()
 	took := time.Since(start)
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
 	r.out[key] = readmeOutput{o.String(), e.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, took
+		return 0, took, cpu
 	case ctx.Err() != nil:
 		r.t.Errorf("%s: still running after %v", text, readmeCmdTimeout)
-		return -1, took
+		return -1, took, cpu
 	case errors.As(err, &ee):
-		return ee.ExitCode(), took
+		return ee.ExitCode(), took, cpu
 	}
 	r.t.Errorf("%s: %v", text, err)
-	return -1, took
+	return -1, took, cpu
 }
 
 // gitignored returns the top-level names .gitignore lists (lines like
