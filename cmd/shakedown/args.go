@@ -12,8 +12,14 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// placeholders are the <name> words of a command's Use line.
-var placeholder = regexp.MustCompile(`<[^>]+>`)
+// placeholder is a <name> of a command's Use line; optional parts ([…])
+// and flag values (--mission <case-study>) are cut out first.
+var (
+	placeholder = regexp.MustCompile(`<[^>]+>`)
+	optional    = regexp.MustCompile(`(^|\s)\[[^\]]*\]`)
+	alternative = regexp.MustCompile(`>(\.\.\.)? \| <`)
+	flagValue   = regexp.MustCompile(`--[\w-]+[ =]<[^>]+>`)
+)
 
 // exactArgs is cobra.ExactArgs with messages that name what is missing
 // ("missing <budget>") instead of counting ("accepts 2 arg(s), received 1").
@@ -40,7 +46,11 @@ func minArgs(n int) cobra.PositionalArgs {
 }
 
 func missingArgs(cmd *cobra.Command, have int) error {
-	names := placeholder.FindAllString(cmd.Use, -1)
+	use := flagValue.ReplaceAllString(optional.ReplaceAllString(cmd.Use, ""), "")
+	names := placeholder.FindAllString(use, -1)
+	if alternative.MatchString(use) { // <a>... | <b>: one of them
+		return fmt.Errorf("missing %s: usage: %s", strings.Join(names, " or "), cmd.UseLine())
+	}
 	if have < len(names) {
 		return fmt.Errorf("missing %s: usage: %s", strings.Join(names[have:], " "), cmd.UseLine())
 	}

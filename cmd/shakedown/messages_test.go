@@ -23,6 +23,8 @@ func TestMessages(t *testing.T) {
 		{"a directory as the case study", []string{"fly", dir}, dir + " is a directory; want a built-in name"},
 		{"missing budget", []string{"generate", "mission2"}, "missing <budget>: usage: shakedown generate <case-study> <budget>"},
 		{"missing case study", []string{"generate"}, "missing <case-study> <budget>"},
+		{"missing suite, not the flag's value", []string{"score", "--mission", "mission2"}, "missing <suite-dir>: usage"},
+		{"one of two forms", []string{"mission", "send", "goal"}, "missing <x,y,z[,speed]> or <json | @file | ->"},
 		{"negative budget", []string{"generate", "mission2", "-5"}, "-5: a negative number is not a valid argument here"},
 		{"too many arguments", []string{"report", "a", "b"}, "2 arguments (a b); want 1: usage: shakedown report <results-dir>"},
 		{"a dataset as the model", []string{"generate", "mission2", "10", "--model", csv}, csv + ":1: surrogate: bad model: not a model file"},

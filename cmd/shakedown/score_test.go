@@ -270,7 +270,7 @@ func TestScoreBadInput(t *testing.T) {
 		{"no runs", []string{"--runs", "0", "--mission", "mission2", scoreData + "/gen-a"}, "--runs"},
 		{"logs and out", []string{"--logs", scoreData + "/logs", "--out", "x", "--mission", "mission2", scoreData + "/gen-a"}, "--out"},
 		{"missing logs", []string{"--logs", scoreData + "/nologs", "--mission", "mission2", scoreData + "/gen-a"}, "nologs"},
-		{"no suite", []string{"--mission", "mission2"}, "arg"},
+		{"no suite", []string{"--mission", "mission2"}, "missing <suite-dir>"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
