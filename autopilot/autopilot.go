@@ -60,6 +60,7 @@ type Item struct {
 	Kind          ItemKind
 	Pos           geom.Vec3
 	AcceptRadiusM float64 // 0 = NAV_ACC_RAD
+	SpeedMS       float64 // cruise speed of the leg to this item (DO_CHANGE_SPEED); 0 = MPC_XY_CRUISE
 }
 
 // Event is something the autopilot reports, like PX4's status texts.
@@ -391,6 +392,15 @@ func (a *Autopilot) acceptRadius() float64 {
 	return a.cfg.AccRadM
 }
 
+// itemSpeed is the cruise speed of the current mission leg: the item's
+// DO_CHANGE_SPEED speed, or 0 for MPC_XY_CRUISE.
+func (a *Autopilot) itemSpeed() float64 {
+	if a.item < len(a.items) {
+		return a.items[a.item].SpeedMS
+	}
+	return 0
+}
+
 func (a *Autopilot) lim(speed float64) limits {
 	v := a.cfg.CruiseMS
 	if speed > 0 {
@@ -543,7 +553,7 @@ func (a *Autopilot) mission(dt, lag float64) control.Setpoint {
 		if a.avoider != nil {
 			sp = a.avoidLeg(dt)
 		} else {
-			sp = a.flyTo(a.target, 0, dt, lag)
+			sp = a.flyTo(a.target, a.itemSpeed(), dt, lag)
 		}
 		hd := a.est.Pos.XY().Dist(a.target.XY())
 		if (hd < a.acceptRadius() || a.avoider != nil && a.pastTarget()) && math.Abs(a.est.Pos.Z-a.target.Z) < a.cfg.AltRadM {
@@ -557,7 +567,7 @@ func (a *Autopilot) mission(dt, lag float64) control.Setpoint {
 			if a.avoider != nil {
 				sp = a.avoidLeg(dt)
 			} else {
-				sp = a.flyTo(a.target, 0, dt, lag)
+				sp = a.flyTo(a.target, a.itemSpeed(), dt, lag)
 			}
 			refThere := a.avoider != nil || a.r.pos.XY() == a.target.XY()
 			if refThere && a.est.Pos.XY().Dist(a.target.XY()) < a.acceptRadius() {

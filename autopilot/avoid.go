@@ -40,6 +40,10 @@ type AvoidRequest struct {
 	// unused), which the planner mirrors while it changes altitude.
 	DesiredVel geom.Vec3
 	Airborne   bool
+	// CruiseMS is the mission item's speed (a DO_CHANGE_SPEED before it),
+	// which PX4-Avoidance reads from the mission as mission_item_speed_;
+	// 0 leaves the planner at MPC_XY_CRUISE.
+	CruiseMS float64
 }
 
 // AvoidSetpoint is the companion's answer (point 0 of its
@@ -126,7 +130,7 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		tr.pos, tr.vel, tr.acc, tr.init, tr.holding = a.est.Pos, a.est.Vel, geom.Vec3{}, true, false
 	}
 	sp := a.avoider.Avoid(AvoidRequest{T: a.t, Est: a.est, Goal: a.target, PrevGoal: a.legStart,
-		Phase: AvoidPosition, DesiredVel: nanVec3, Airborne: true})
+		Phase: AvoidPosition, DesiredVel: nanVec3, Airborne: true, CruiseMS: a.itemSpeed()})
 	pos, vel := sp.Pos, sp.Vel
 	if !sp.Valid {
 		if !tr.holding {
@@ -137,6 +141,9 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		tr.holding = false
 	}
 	cruise := a.cfg.CruiseMS
+	if v := a.itemSpeed(); v > 0 {
+		cruise = v
+	}
 	j := a.cfg.JerkAutoMS3
 	var want geom.Vec3
 	xyOK := finite(pos.X) && finite(pos.Y)

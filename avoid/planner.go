@@ -146,7 +146,9 @@ type node struct {
 // generator. Its methods must not be called concurrently.
 type Planner struct {
 	cfg Config
-	cp  costParams
+	// itemCruiseMS is the speed of the mission item being flown (0: cfg.CruiseMS).
+	itemCruiseMS float64
+	cp           costParams
 
 	// Point memory (processPointcloud): the cropped cloud of the last cycle.
 	mem, tmp []point
@@ -328,7 +330,11 @@ func (p *Planner) cruise() float64 {
 	b := 2 * a * (a / j)
 	c := -2 * a * p.cfg.MaxRangeM
 	lim := (-b + math.Sqrt(b*b-4*c)) / 2
-	return math.Min(p.cfg.CruiseMS, lim)
+	v := p.cfg.CruiseMS
+	if p.itemCruiseMS > 0 {
+		v = p.itemCruiseMS // the mission item's speed (AvoidanceNode's mission_item_speed_)
+	}
+	return math.Min(v, lim)
 }
 
 // buildTree runs the star planner's look-ahead search from the vehicle at
@@ -436,6 +442,7 @@ func (p *Planner) setpointFromPath(t, speed float64) (geom.Vec3, bool) {
 // planner runs a cycle when 1/RateHz has passed since the last one and
 // otherwise returns the last setpoint.
 func (p *Planner) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
+	p.itemCruiseMS = r.CruiseMS
 	period := 1 / p.cfg.RateHz
 	if !math.IsInf(p.lastCycle, -1) && r.T-p.lastCycle < period-1e-9 {
 		return p.out

@@ -140,6 +140,7 @@ type (
 		Kind          string     `json:"kind"` // takeoff, waypoint or land
 		Pos           [3]float64 `json:"pos"`  // NED, m
 		AcceptRadiusM float64    `json:"accept_radius_m,omitempty"`
+		SpeedMS       float64    `json:"speed_m_s,omitempty"` // DO_CHANGE_SPEED; 0 = the default (older job ids unchanged)
 	}
 	wireBox struct {
 		L float64 `json:"l"`
@@ -211,7 +212,7 @@ func (j Job) MarshalJSON() ([]byte, error) {
 		w.Scenario.Obstacles = Obstacles{}
 	}
 	for _, it := range s.Mission.Items {
-		w.Scenario.Mission.Items = append(w.Scenario.Mission.Items, wireItem{Kind: it.Kind.String(), Pos: v3(it.Pos), AcceptRadiusM: it.AcceptRadiusM})
+		w.Scenario.Mission.Items = append(w.Scenario.Mission.Items, wireItem{Kind: it.Kind.String(), Pos: v3(it.Pos), AcceptRadiusM: it.AcceptRadiusM, SpeedMS: it.SpeedMS})
 	}
 	for k, isInt := range s.IntParams {
 		if isInt {
@@ -243,7 +244,7 @@ func (j *Job) UnmarshalJSON(data []byte) error {
 		if !ok {
 			return fmt.Errorf("mission item %d: kind %q; want takeoff, waypoint or land", i+1, it.Kind)
 		}
-		out.Scenario.Mission.Items = append(out.Scenario.Mission.Items, scenario.Item{Kind: k, Pos: vec(it.Pos), AcceptRadiusM: it.AcceptRadiusM})
+		out.Scenario.Mission.Items = append(out.Scenario.Mission.Items, scenario.Item{Kind: k, Pos: vec(it.Pos), AcceptRadiusM: it.AcceptRadiusM, SpeedMS: it.SpeedMS})
 	}
 	for i, k := range ws.IntParams {
 		if _, ok := ws.Params[k]; !ok {

@@ -35,9 +35,16 @@ func missionItems(items []vehicle.MissionItem, ref refPoint, home geom.Vec3, fl 
 		lat, lon, amsl := ref.toGlobal(home)
 		add(cmdNavWaypoint, frameGlobal, lat, lon, amsl, 0, 0, 0)
 	}
+	speed := 0.0
 	for i, it := range items {
-		if !allFinite(it.Pos) || !(it.AcceptRadiusM >= 0) || math.IsInf(it.AcceptRadiusM, 0) {
-			return nil, fmt.Errorf("mavlink: mission item %d: position %v, acceptance radius %v: want finite values", i, it.Pos, it.AcceptRadiusM)
+		if !allFinite(it.Pos) || !(it.AcceptRadiusM >= 0) || math.IsInf(it.AcceptRadiusM, 0) || !(it.SpeedMS >= 0) || math.IsInf(it.SpeedMS, 0) {
+			return nil, fmt.Errorf("mavlink: mission item %d: position %v, acceptance radius %v, speed %v: want finite values", i, it.Pos, it.AcceptRadiusM, it.SpeedMS)
+		}
+		if it.SpeedMS > 0 && it.SpeedMS != speed {
+			// MAV_CMD_DO_CHANGE_SPEED: ground speed (1), m/s, throttle unchanged (−1).
+			speed = it.SpeedMS
+			out = append(out, &common.MessageMissionItemInt{Seq: uint16(len(out)), Frame: common.MAV_FRAME_MISSION, Command: common.MAV_CMD_DO_CHANGE_SPEED,
+				Autocontinue: 1, Param1: 1, Param2: float32(speed), Param3: -1})
 		}
 		p := home
 		p.X, p.Y = p.X+it.Pos.X, p.Y+it.Pos.Y

@@ -63,9 +63,18 @@ type Plot struct {
 
 // Row is a line of the summary table; Link points at the row's plot.
 type Row struct {
-	Status Status
-	Cells  []string
-	Link   string // anchor of a plot, or ""
+	Status    Status
+	Cells     []string
+	CellClass []string // a CSS class per cell ("better", "worse"), or none
+	Link      string   // anchor of a plot or a section, or ""
+}
+
+// Class returns cell i's CSS class.
+func (r Row) Class(i int) string {
+	if i < len(r.CellClass) {
+		return r.CellClass[i]
+	}
+	return ""
 }
 
 // Page is a report ready to render.
@@ -77,7 +86,21 @@ type Page struct {
 	Columns  []string
 	Rows     []Row
 	Plots    []Plot
-	Text     []Block // preformatted texts (summary.txt, Markdown reports)
+	Sections []Section // tables with their plots beside them
+	Text     []Block   // preformatted texts (summary.txt, Markdown reports)
+
+	skipPlots map[string]bool // shown in a section already
+}
+
+// Links reports whether a row links to a plot: the table then has a plot
+// column.
+func (p *Page) Links() bool {
+	for _, r := range p.Rows {
+		if r.Link != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Block is a preformatted text shown on the page.
@@ -152,26 +175,38 @@ func (p *Page) plots(fsys fs.FS, patterns ...string) error {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		b, err := fs.ReadFile(fsys, n)
+		if p.skipPlots[n] {
+			continue
+		}
+		pl, err := readPlot(fsys, n)
 		if err != nil {
 			return err
-		}
-		pl := Plot{ID: anchor(n), Name: n}
-		switch path.Ext(n) {
-		case ".png":
-			if !strings.HasPrefix(string(b), "\x89PNG") {
-				return fmt.Errorf("report: %s is not a PNG image", n)
-			}
-			pl.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
-		case ".svg":
-			if !strings.Contains(string(b[:min(len(b), 512)]), "<svg") {
-				return fmt.Errorf("report: %s is not an SVG image", n)
-			}
-			pl.Src = template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))
 		}
 		p.Plots = append(p.Plots, pl)
 	}
 	return nil
+}
+
+// readPlot embeds one image.
+func readPlot(fsys fs.FS, n string) (Plot, error) {
+	b, err := fs.ReadFile(fsys, n)
+	if err != nil {
+		return Plot{}, err
+	}
+	pl := Plot{ID: anchor(n), Name: n}
+	switch path.Ext(n) {
+	case ".png":
+		if !strings.HasPrefix(string(b), "\x89PNG") {
+			return Plot{}, fmt.Errorf("report: %s is not a PNG image", n)
+		}
+		pl.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+	case ".svg":
+		if !strings.Contains(string(b[:min(len(b), 512)]), "<svg") {
+			return Plot{}, fmt.Errorf("report: %s is not an SVG image", n)
+		}
+		pl.Src = template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))
+	}
+	return pl, nil
 }
 
 func anchor(name string) string {
@@ -194,6 +229,11 @@ func (p *Page) bench(fsys fs.FS) error {
 			return fmt.Errorf("%s: %w", results.JUnitFile, err)
 		}
 	}
+	used, err := p.benchSections(fsys, metrics)
+	if err != nil {
+		return err
+	}
+	p.skipPlots = used
 	p.Columns = []string{"test", "status", "simulated s", "message"}
 	failed := 0
 	for _, c := range cases {
@@ -205,59 +245,10 @@ func (p *Page) bench(fsys fs.FS) error {
 		case bench.Skipped:
 			st = Skip
 		}
-		link := ""
-		if tr := trajOf(c.Param); tr != "" {
-			link = anchor("plots/path-" + tr)
-		}
-		p.Rows = append(p.Rows, Row{Status: st, Cells: []string{c.Name(), string(c.Status), fmt.Sprintf("%.1f", c.SimS), c.Message}, Link: link})
+		p.Rows = append(p.Rows, Row{Status: st, Cells: []string{c.Name(), string(c.Status), fmt.Sprintf("%.1f", c.SimS), c.Message}, Link: p.sectionFor(c.Param)})
 	}
 	p.Headline = fmt.Sprintf("%d phases, %d failed; %d metric groups", len(cases), failed, len(metrics))
-	// Metrics as a second table, in the text blocks (one line each).
-	var b strings.Builder
-	ids := make([]string, 0, len(metrics))
-	for id := range metrics {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		fmt.Fprintf(&b, "%s\n", id)
-		keys := make([]string, 0, len(metrics[id]))
-		for k := range metrics[id] {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			m := metrics[id][k]
-			v := fmt.Sprintf("%g", m.Value)
-			if m.Sentinel != "" {
-				v = m.Sentinel
-			}
-			fmt.Fprintf(&b, "  %-45s %12s %s\n", k, v, m.Unit)
-		}
-	}
-	p.Text = append(p.Text, Block{Name: "metrics.json", Body: b.String()})
-	if s, err := fs.ReadFile(fsys, "summary.txt"); err == nil {
-		p.Text = append([]Block{{Name: "summary.txt", Body: string(s)}}, p.Text...)
-	}
 	return p.plots(fsys, "plots/*.png", "plots/*.svg")
-}
-
-// trajOf returns the "Circle-rob1" part bench uses in plot names for a
-// case's parameter "shakedown-rob#1-trajCircle-iter0".
-func trajOf(param string) string {
-	var rob, tr string
-	for _, f := range strings.Split(param, "-") {
-		switch {
-		case strings.HasPrefix(f, "rob#"):
-			rob = "rob" + strings.TrimPrefix(f, "rob#")
-		case strings.HasPrefix(f, "traj"):
-			tr = strings.TrimPrefix(f, "traj")
-		}
-	}
-	if rob == "" || tr == "" {
-		return ""
-	}
-	return tr + "-" + rob
 }
 
 // runResult is the part of `shakedown run`'s results.json the page shows;
@@ -376,14 +367,14 @@ func (p *Page) eol(fsys fs.FS) error {
 func (p *Page) generate(fsys fs.FS) error {
 	tests, _ := fs.Glob(fsys, "test_*.yaml")
 	slices.SortFunc(tests, func(a, b string) int { return testIndex(a) - testIndex(b) })
-	p.Columns = []string{"rank", "test", "plot"}
+	p.Columns = []string{"rank", "test"}
 	for i, t := range tests {
 		base := strings.TrimSuffix(t, ".yaml")
-		link, plot := "", "—"
+		link := ""
 		if _, err := fs.Stat(fsys, base+".png"); err == nil {
-			link, plot = anchor(base+".png"), base+".png"
+			link = anchor(base + ".png")
 		}
-		p.Rows = append(p.Rows, Row{Status: Info, Link: link, Cells: []string{fmt.Sprint(i + 1), t, plot}})
+		p.Rows = append(p.Rows, Row{Status: Info, Link: link, Cells: []string{fmt.Sprint(i + 1), t}})
 	}
 	p.Headline = fmt.Sprintf("%d generated tests, ranked by decreasing quality", len(tests))
 	return p.plots(fsys, "*.png", "*.svg")
@@ -506,19 +497,26 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;color:#222;padding:0 1rem}
 h1{margin-bottom:.2rem}.kind{color:#666;font-size:.9rem}
 .badge{display:inline-block;padding:.15rem .6rem;border-radius:.8rem;font-weight:600;color:#fff}
-.pass{background:#2e7d32}.fail{background:#c62828}.skip{background:#9e9e9e}.info{background:#1565c0}
+.badge.pass{background:#2e7d32}.badge.fail{background:#c62828}.badge.skip{background:#757575}.badge.info{background:#1565c0}
 table{border-collapse:collapse;width:100%;margin:1rem 0;font-size:.9rem}
-th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{background:#f5f5f5}tr.fail td{background:#fdecea}tr.skip td{color:#777}
+th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top;color:#222}
+th{background:#f5f5f5}tr.pass td{background:#fff}tr.fail td{background:#fdecea}tr.skip td{background:#fafafa;color:#555}
+td.better{color:#1b5e20;font-weight:600}td.worse{color:#b71c1c;font-weight:600}
+section.sec{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem;align-items:start;border-top:1px solid #ddd;margin-top:1rem}
+section.sec.wide{grid-template-columns:minmax(0,1fr)}section.sec h3{grid-column:1/-1;margin:.8rem 0 0}section.sec figure{margin:.5rem 0}
 pre{background:#f7f7f7;padding:.8rem;overflow:auto;font-size:.8rem}
 figure{margin:1.5rem 0}figure img,figure svg{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{font-size:.85rem;color:#555}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <div class="kind">{{.Kind}} results · <span id="verdict" class="badge {{.Status}}">{{.Status}}</span> {{.Headline}}</div>
-<table id="summary"><thead><tr><th></th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr class="{{.Status}}"><td><span class="badge {{.Status}}">{{.Status}}</span></td>{{range $i, $c := .Cells}}<td>{{$c}}</td>{{end}}{{if .Link}}<td><a href="#{{.Link}}">plot</a></td>{{end}}</tr>
+{{$links := .Links}}<table id="summary"><thead><tr><th>verdict</th>{{range .Columns}}<th>{{.}}</th>{{end}}{{if $links}}<th>plot</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr class="{{.Status}}"><td><span class="badge {{.Status}}">{{.Status}}</span></td>{{range $i, $c := .Cells}}<td>{{$c}}</td>{{end}}{{if $links}}<td>{{if .Link}}<a href="#{{.Link}}">plot</a>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table>
+{{range .Sections}}<section class="sec{{if not .Plots}} wide{{end}}" id="{{.ID}}"><h3>{{.Name}}</h3><table><thead><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range $r := .Rows}}<tr class="{{$r.Status}}">{{range $i, $c := $r.Cells}}<td class="{{$r.Class $i}}">{{$c}}</td>{{end}}</tr>
+{{end}}</tbody></table><div>{{range .Plots}}<figure id="{{.ID}}"><img alt="{{.Name}}" src="{{.Src}}"><figcaption>{{.Name}}</figcaption></figure>{{end}}</div></section>
+{{end}}
 {{range .Text}}<h2>{{.Name}}</h2><pre>{{.Body}}</pre>
 {{end}}
 {{if .Plots}}<h2>Plots</h2>{{end}}

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/shakedown-robotics/shakedown/bench"
+	"github.com/shakedown-robotics/shakedown/bench/compare"
+	"github.com/shakedown-robotics/shakedown/bench/results"
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/internal/browsertest"
 	"github.com/shakedown-robotics/shakedown/plot"
@@ -122,6 +126,24 @@ func TestReportInBrowser(t *testing.T) {
 	if len(rendered) != 2 || rendered[0] != 600 {
 		t.Errorf("rendered image widths %v; want two of 600 px", rendered)
 	}
+	// Every row is legible (a light background under dark text, whatever
+	// its verdict) and the header has a cell for each column, the plot
+	// column too.
+	cells, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => { const h = document.querySelectorAll('#summary thead th').length;
+		return [...document.querySelectorAll('#summary tbody tr')].map(r => { const s = getComputedStyle(r.cells[1]);
+			return [r.cells.length, h, s.backgroundColor, s.color].join('|') }) })()`, chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cells {
+		f := strings.Split(c, "|")
+		if f[0] != f[1] {
+			t.Errorf("a row has %s cells under %s header cells", f[0], f[1])
+		}
+		if bg, fg := luminance(f[2]), luminance(f[3]); bg < 0.7 || fg > 0.4 {
+			t.Errorf("row colours %s on %s: not legible (luminance %.2f on %.2f)", f[3], f[2], fg, bg)
+		}
+	}
 	verdict, err := chromedp.Run(ctx, chromedp.Text("#verdict"))
 	if err != nil || verdict != "fail" {
 		t.Errorf("verdict badge %q (%v); want fail", verdict, err)
@@ -202,5 +224,95 @@ func TestBuildScore(t *testing.T) {
 	write(t, dir, report.ScoresFile, []byte(`{"rules": "x"}`))
 	if _, err := report.Build(os.DirFS(dir), "score"); err == nil || !strings.Contains(err.Error(), report.ScoresFile) {
 		t.Errorf("a broken %s: error %v; want one naming it", report.ScoresFile, err)
+	}
+}
+
+// luminance is the relative luminance of a CSS "rgb(r, g, b)" colour, 0 to 1
+// (an approximation without the gamma curve).
+func luminance(css string) float64 {
+	var r, g, b float64
+	if _, err := fmt.Sscanf(strings.TrimPrefix(strings.TrimPrefix(css, "rgba("), "rgb("), "%g, %g, %g", &r, &g, &b); err != nil {
+		return -1
+	}
+	return (0.2126*r + 0.7152*g + 0.0722*b) / 255
+}
+
+// benchDir writes a bench results directory with one trajectory.
+func benchDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, "metrics.json", []byte(`{
+ "test_fixed_trajectory.TestFixedTrajectory.test_fixed_trajectory[shakedown-rob#1-trajCircle-iter0]": {
+  "robot_1.cross_track_error_mean_m": {"value": 0.898, "unit": "m", "direction": "lower_is_better"},
+  "robot_1.trajectory_execution_time_sim_s": {"value": 43.6, "unit": "s", "direction": "lower_is_better"}},
+ "test_fixed_trajectory.TestFixedTrajectory.test_takeoff[shakedown-rob#1-trajCircle-iter0]": {
+  "robot_1.takeoff_duration_sim_s": {"value": 8.9, "unit": "s", "direction": "lower_is_better"}}
+}`))
+	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	area := world.DefaultArea
+	if err := plot.WritePNG(&b, plot.Flight{Title: "Circle", Area: &area, Flown: []geom.Vec3{{}, {X: 1}}}, 300, 200); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "plots/path-Circle-rob1-iter0-robot1.png", b.Bytes())
+	write(t, dir, "plots/other.png", b.Bytes())
+	return dir
+}
+
+// A bench page: the metrics as a table per trajectory and robot, with
+// units and phases, the trajectory's plot beside it and not again below.
+func TestBuildBenchSections(t *testing.T) {
+	p, err := report.Build(os.DirFS(benchDir(t)), "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sections) != 1 {
+		t.Fatalf("%d sections; want 1", len(p.Sections))
+	}
+	s := p.Sections[0]
+	var got []string
+	for _, r := range s.Rows {
+		got = append(got, strings.Join(r.Cells, "|"))
+	}
+	want := []string{"takeoff|takeoff duration|8.9|s|lower", "fixed_trajectory|cross track error mean|0.898|m|lower", "fixed_trajectory|trajectory execution time|43.6|s|lower"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("section rows:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(s.Plots) != 1 || s.Plots[0].Name != "plots/path-Circle-rob1-iter0-robot1.png" {
+		t.Errorf("section plots %v; want the Circle path", s.Plots)
+	}
+	if len(p.Plots) != 1 || p.Plots[0].Name != "plots/other.png" {
+		t.Errorf("page plots %v; want only the one no section shows", p.Plots)
+	}
+}
+
+// A comparison colours each change by the metric's direction: lower is
+// better for an error, so a fall is green and a rise red.
+func TestAddComparison(t *testing.T) {
+	p, err := report.Build(os.DirFS(benchDir(t)), "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := func(v float64) compare.Agg {
+		return compare.Agg{Mean: v, N: 1, Unit: "m", Direction: bench.LowerIsBetter}
+	}
+	rep := &compare.Report{Baseline: &results.Run{Name: "old"}, Opt: compare.DefaultOptions(), Rows: []compare.Row{
+		{Test: "t", Metric: "robot_1.cross_track_error_mean_m", Base: agg(1), Cur: agg(0.5), ChangePct: -50, Flag: compare.Improvement},
+		{Test: "t", Metric: "robot_1.path_rmse_m", Base: agg(1), Cur: agg(1.1), ChangePct: 10},
+		{Test: "t", Metric: "robot_1.overshoot_m", Base: agg(1), Cur: agg(2), ChangePct: 100, Flag: compare.Regression},
+	}}
+	p.AddComparison(rep)
+	s := p.Sections[0]
+	var classes []string
+	for _, r := range s.Rows {
+		classes = append(classes, r.Class(4)+" "+r.Cells[4])
+	}
+	if want := []string{"better -50.0 %", "worse +10.0 %", "worse +100.0 %"}; strings.Join(classes, ",") != strings.Join(want, ",") {
+		t.Errorf("changes %q; want %q", classes, want)
+	}
+	if p.Status != report.Fail || s.Rows[2].Status != report.Fail {
+		t.Errorf("a regression does not fail the page")
 	}
 }

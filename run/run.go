@@ -144,7 +144,7 @@ func Items(m scenario.Mission) ([]vehicle.MissionItem, error) {
 		default:
 			return nil, fmt.Errorf("run: mission item %d: unknown kind %v", i, it.Kind)
 		}
-		out[i] = vehicle.MissionItem{Kind: k, Pos: it.Pos, AcceptRadiusM: it.AcceptRadiusM}
+		out[i] = vehicle.MissionItem{Kind: k, Pos: it.Pos, AcceptRadiusM: it.AcceptRadiusM, SpeedMS: it.SpeedMS}
 	}
 	return out, nil
 }

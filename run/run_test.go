@@ -292,3 +292,37 @@ func TestRecord(t *testing.T) {
 		t.Errorf("not an MCAP file: % x", buf.Bytes()[:8])
 	}
 }
+
+// TestFlySpeedChange: a DO_CHANGE_SPEED of a .plan is flown. mission2 with
+// its waypoint leg and the landing leg at 2 m/s instead of MPC_XY_CRUISE's
+// 5 m/s takes longer by about the legs' length × (1/2 − 1/5) s/m (108 m of
+// legs: about 30 s; 15 s is a bound well below, as the legs' acceleration
+// phases shorten the difference), with either autopilot.
+func TestFlySpeedChange(t *testing.T) {
+	for _, ap := range []string{run.AutopilotPlain, run.AutopilotAvoid} {
+		base, err := scenario.Builtin("mission2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow := *base
+		slow.Mission.Items = append([]scenario.Item(nil), base.Mission.Items...)
+		for i := 1; i < len(slow.Mission.Items); i++ {
+			slow.Mission.Items[i].SpeedMS = 2
+		}
+		opt := run.Options{Seed: 1, Autopilot: ap}
+		a, _, err := run.FlySim(context.Background(), base, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := run.FlySim(context.Background(), &slow, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Completed || !b.Completed {
+			t.Fatalf("%s: completed %v and %v; want both", ap, a.Completed, b.Completed)
+		}
+		if d := b.FlightTimeS - a.FlightTimeS; d < 15 {
+			t.Errorf("%s: at 2 m/s the flight took %.1f s, at the default %.1f s; want at least 15 s longer", ap, b.FlightTimeS, a.FlightTimeS)
+		}
+	}
+}

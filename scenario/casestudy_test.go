@@ -704,4 +704,7 @@ func TestLoad(t *testing.T) {
 			t.Errorf("Load(%q): got error %v; want ErrUnknownCaseStudy", arg, err)
 		}
 	}
+	if _, err := Load(dir); !errors.Is(err, ErrUnknownCaseStudy) || !strings.Contains(err.Error(), dir+" is a directory") {
+		t.Errorf("Load(a directory): got %v; want ErrUnknownCaseStudy saying it is a directory", err)
+	}
 }

@@ -99,7 +99,11 @@ func Load(arg string) (*CaseStudy, error) {
 		cs.Source = arg
 		return cs, nil
 	}
-	return nil, fmt.Errorf("%w %q: want a built-in name (%s), a .yaml/.yml case study or a .plan mission", ErrUnknownCaseStudy, arg, strings.Join(BuiltinNames(), ", "))
+	want := fmt.Sprintf("want a built-in name (%s), a .yaml/.yml case study or a .plan mission", strings.Join(BuiltinNames(), ", "))
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a directory; %s file", ErrUnknownCaseStudy, arg, want)
+	}
+	return nil, fmt.Errorf("%w %q: %s", ErrUnknownCaseStudy, arg, want)
 }
 
 // Errors of ReadFile.

@@ -62,6 +62,10 @@ type Item struct {
 	// AcceptRadiusM is a waypoint's acceptance radius (MAV_CMD_NAV_WAYPOINT
 	// param2), m; 0 means the vehicle default (PX4 NAV_ACC_RAD).
 	AcceptRadiusM float64
+	// SpeedMS is the cruise speed of the leg to this item that a
+	// DO_CHANGE_SPEED before it set, m/s; 0 means the vehicle default
+	// (PX4 MPC_XY_CRUISE).
+	SpeedMS float64
 }
 
 // LatLonAlt is a geographic position: WGS-84 latitude and longitude in
@@ -144,6 +148,8 @@ func (it Item) check(i, n int) error {
 		return fmt.Errorf("position %.0f m from home, more than %g m", it.Pos.XY().Norm(), MaxRangeM)
 	case !finite(it.AcceptRadiusM) || it.AcceptRadiusM < 0:
 		return fmt.Errorf("acceptance radius %v, want a finite number ≥ 0", it.AcceptRadiusM)
+	case !(it.SpeedMS >= 0 && it.SpeedMS <= MaxSpeedMS):
+		return fmt.Errorf("speed %v m/s, want 0 (the default) to %g m/s", it.SpeedMS, float64(MaxSpeedMS))
 	case it.Kind != Waypoint && it.AcceptRadiusM != 0:
 		return fmt.Errorf("acceptance radius %g on a %v, only waypoints have one", it.AcceptRadiusM, it.Kind)
 	}

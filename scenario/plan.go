@@ -33,16 +33,32 @@ type planItem struct {
 	Command         *float64   `json:"command"`
 	Frame           *float64   `json:"frame"`
 	Params          []*float64 `json:"params"`
+	// Transect is where QGroundControl keeps the simple items it generated
+	// for a survey or a corridor scan (TransectStyleComplexItem.Items).
+	Transect *struct {
+		Items []json.RawMessage `json:"Items"`
+	} `json:"TransectStyleComplexItem"`
 }
+
+// cmdDoChangeSpeed is MAV_CMD_DO_CHANGE_SPEED: param1 the speed type
+// (0 airspeed, 1 ground speed, 2 climb, 3 descent), param2 the speed in m/s
+// (−1: no change).
+const cmdDoChangeSpeed = 178
+
+// MaxSpeedMS bounds a DO_CHANGE_SPEED speed: PX4's MPC_XY_VEL_MAX is at most
+// 20 m/s.
+const MaxSpeedMS = 20
 
 // MAV_FRAME_GLOBAL_RELATIVE_ALT: latitude, longitude, altitude above home.
 const frameGlobalRelativeAlt = 3
+
+// MAV_FRAME_MISSION: the frame of a command that has no position.
+const frameMission = 2
 
 // commandsRejected are non-navigation commands ParsePlan refuses rather than
 // drop, because they change where or how fast the vehicle flies.
 var commandsRejected = map[int]string{
 	177: "DO_JUMP changes the order of the items",
-	178: "DO_CHANGE_SPEED changes the cruise speed",
 	179: "DO_SET_HOME moves home",
 	189: "DO_LAND_START starts a landing sequence",
 	192: "DO_REPOSITION moves the vehicle",
@@ -63,9 +79,14 @@ var commandsRejected = map[int]string{
 // home). Their param1, param3 and param4 (hold time, pass radius, yaw) are
 // not modelled and are dropped, and so is autoContinue. Commands of 100 and
 // above that do not move the vehicle (such as 530 SET_CAMERA_MODE, which
-// mission2, mission5 and mission6 start with) are dropped; DO_JUMP,
-// DO_CHANGE_SPEED, DO_SET_HOME, DO_LAND_START and DO_REPOSITION, other
-// navigation commands (below 100) and complex items (surveys) are errors.
+// mission2, mission5 and mission6 start with) are dropped. DO_CHANGE_SPEED
+// (178) sets the cruise speed (Item.SpeedMS) of the items after it, as PX4's
+// Navigator does (param2 m/s; −1 no change; climb and descent speeds are
+// refused). A survey or corridor scan (a ComplexItem) is expanded into the
+// simple items QGroundControl stored with it, which are what it uploads; a
+// complex item without them is an error saying so. DO_JUMP, DO_SET_HOME,
+// DO_LAND_START and DO_REPOSITION and other navigation commands (below 100)
+// are errors.
 // The plan must hold a take-off first and a landing last. Plan-level keys
 // other than mission.items and plannedHomePosition (cruiseSpeed,
 // hoverSpeed, geoFence, rallyPoints) are ignored, as PX4 never receives them.
@@ -98,26 +119,39 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 	// Decode the items and keep the positional ones with their plan index.
 	type posItem struct {
 		index    int
+		field    string
 		kind     ItemKind
 		lat, lon *float64
 		altM     float64
 		radiusM  float64
+		speedMS  float64
 	}
 	var items []posItem
-	for i, raw := range pf.Mission.Items {
-		field := fmt.Sprintf("mission.items[%d]", i)
-		var it planItem
-		if err := json.Unmarshal(raw, &it); err != nil {
-			return Mission{}, jsonError(name, field, nil, err)
-		}
-		if it.Type != nil && *it.Type != "SimpleItem" {
-			if *it.Type == "ComplexItem" {
-				return Mission{}, perr(field+".type", "complex item %q is not supported", it.ComplexItemType)
-			}
-			return Mission{}, perr(field+".type", "%q, want \"SimpleItem\"", *it.Type)
-		}
+	simple, err := flattenPlanItems(name, pf.Mission.Items)
+	if err != nil {
+		return Mission{}, err
+	}
+	if len(simple) > MaxItems {
+		return Mission{}, perr("mission.items", "%d items once the complex items are expanded, more than %d", len(simple), MaxItems)
+	}
+	speedMS := 0.0 // the cruise speed DO_CHANGE_SPEED set; 0 = MPC_XY_CRUISE
+	for i, si := range simple {
+		field, it := si.field, si.item
 		if it.Command == nil {
 			return Mission{}, perr(field+".command", "missing")
+		}
+		if c := *it.Command; c == cmdDoChangeSpeed {
+			if len(it.Params) != 7 {
+				return Mission{}, perr(field+".params", "%d params, want 7", len(it.Params))
+			}
+			v, err := changeSpeed(it.Params)
+			if err != nil {
+				return Mission{}, perr(field+err.field, "DO_CHANGE_SPEED: %s", err.msg)
+			}
+			if v > 0 {
+				speedMS = v
+			}
+			continue
 		}
 		c := *it.Command
 		if c != math.Trunc(c) || c < 0 || c > 65535 {
@@ -150,7 +184,7 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 		if len(it.Params) != 7 {
 			return Mission{}, perr(field+".params", "%d params, want 7", len(it.Params))
 		}
-		p := posItem{index: i, kind: kind, lat: it.Params[4], lon: it.Params[5]}
+		p := posItem{index: i, field: field, kind: kind, lat: it.Params[4], lon: it.Params[5], speedMS: speedMS}
 		if (p.lat == nil) != (p.lon == nil) || (p.lat == nil && kind != Takeoff) {
 			return Mission{}, perr(field+".params[4]", "%v needs a latitude and a longitude (params[4] and params[5])", kind)
 		}
@@ -182,11 +216,11 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 		}
 		switch {
 		case kind == Takeoff && len(items) > 0:
-			return Mission{}, perr(field+".command", "takeoff after items[%d]; it must be the first positional item", items[len(items)-1].index)
+			return Mission{}, perr(field+".command", "takeoff after %s; it must be the first positional item", items[len(items)-1].field)
 		case kind != Takeoff && len(items) == 0:
 			return Mission{}, perr(field+".command", "the mission starts with a %v, want a takeoff", kind)
 		case len(items) > 0 && items[len(items)-1].kind == Land:
-			return Mission{}, perr(field+".command", "%v after the land at items[%d]; the land must be the last positional item", kind, items[len(items)-1].index)
+			return Mission{}, perr(field+".command", "%v after the land at %s; the land must be the last positional item", kind, items[len(items)-1].field)
 		}
 		items = append(items, p)
 	}
@@ -194,7 +228,7 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 		return Mission{}, perr("mission.items", "no takeoff, waypoint or land item")
 	}
 	if last := items[len(items)-1]; last.kind != Land {
-		return Mission{}, perr("mission.items", "the mission does not end with a land (the last positional item, items[%d], is a %v)", last.index, last.kind)
+		return Mission{}, perr("mission.items", "the mission does not end with a land (the last positional item, %s, is a %v)", last.field, last.kind)
 	}
 
 	// Home: the take-off point, else plannedHomePosition.
@@ -218,7 +252,7 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 	if to := items[0]; to.lat != nil {
 		home.LatDeg, home.LonDeg = *to.lat, *to.lon
 	} else if !havePlanned {
-		return Mission{}, perr(fmt.Sprintf("mission.items[%d].params[4]", to.index), "the takeoff has no position and the plan no plannedHomePosition")
+		return Mission{}, perr(to.field+".params[4]", "the takeoff has no position and the plan no plannedHomePosition")
 	}
 	if d := Project(SITLHome, home.LatDeg, home.LonDeg); d.Norm() <= SITLSnapM {
 		home.LatDeg, home.LonDeg = SITLHome.LatDeg, SITLHome.LonDeg
@@ -232,9 +266,9 @@ func ParsePlan(name string, data []byte) (Mission, error) {
 			ne.X, ne.Y = ne.X+0, ne.Y+0 // no negative zeros
 		}
 		if d := math.Hypot(ne.X, ne.Y); !(d <= MaxRangeM) {
-			return Mission{}, perr(fmt.Sprintf("mission.items[%d].params[4]", p.index), "%v %.0f m from home, more than %g m", p.kind, d, MaxRangeM)
+			return Mission{}, perr(p.field+".params[4]", "%v %.0f m from home, more than %g m", p.kind, d, MaxRangeM)
 		}
-		m.Items = append(m.Items, Item{Kind: p.kind, Pos: geom.Vec3{X: ne.X, Y: ne.Y, Z: 0 - p.altM}, AcceptRadiusM: p.radiusM})
+		m.Items = append(m.Items, Item{Kind: p.kind, Pos: geom.Vec3{X: ne.X, Y: ne.Y, Z: 0 - p.altM}, AcceptRadiusM: p.radiusM, SpeedMS: p.speedMS})
 	}
 	if err := m.Validate(); err != nil { // a safety net: the checks above cover it
 		return Mission{}, &ParseError{File: name, Field: "mission.items", Err: err}
@@ -254,6 +288,73 @@ var SITLHome = LatLonAlt{LatDeg: 47.397742, LonDeg: 8.545594, AltM: 488}
 // coordinates Aerialist logs (mission2's waypoint at (−6.84, 53.97)).
 const SITLSnapM = 1.0
 
+type simpleItem struct {
+	field string // where it is in the file, for errors
+	item  planItem
+}
+
+// flattenPlanItems decodes the plan's items, expanding each survey or
+// corridor scan into the simple items QGroundControl generated for it, as
+// QGroundControl uploads them. A complex item without generated items (a
+// structure scan) is refused with the reason.
+func flattenPlanItems(name string, raws []json.RawMessage) ([]simpleItem, error) {
+	var out []simpleItem
+	for i, raw := range raws {
+		field := fmt.Sprintf("mission.items[%d]", i)
+		var it planItem
+		if err := json.Unmarshal(raw, &it); err != nil {
+			return nil, jsonError(name, field, nil, err)
+		}
+		switch {
+		case it.Type == nil || *it.Type == "SimpleItem":
+			out = append(out, simpleItem{field, it})
+		case *it.Type == "ComplexItem" && it.Transect != nil && len(it.Transect.Items) > 0:
+			for j, sub := range it.Transect.Items {
+				f := fmt.Sprintf("%s.TransectStyleComplexItem.Items[%d]", field, j)
+				var si planItem
+				if err := json.Unmarshal(sub, &si); err != nil {
+					return nil, jsonError(name, f, nil, err)
+				}
+				if si.Type != nil && *si.Type != "SimpleItem" {
+					return nil, &ParseError{File: name, Field: f + ".type", Err: fmt.Errorf("%q inside a complex item, want \"SimpleItem\"", *si.Type)}
+				}
+				out = append(out, simpleItem{f, si})
+			}
+		case *it.Type == "ComplexItem":
+			return nil, &ParseError{File: name, Field: field + ".type", Err: fmt.Errorf(
+				"complex item %q holds no generated mission items (TransectStyleComplexItem.Items), so its path is not known here: "+
+					"QGroundControl computes it when it uploads the plan; open the plan in QGroundControl and save it again, or replace the item by its waypoints", it.ComplexItemType)}
+		default:
+			return nil, &ParseError{File: name, Field: field + ".type", Err: fmt.Errorf("%q, want \"SimpleItem\" or \"ComplexItem\"", *it.Type)}
+		}
+	}
+	return out, nil
+}
+
+type speedError struct{ field, msg string }
+
+// changeSpeed reads a DO_CHANGE_SPEED item's params: the new horizontal
+// cruise speed, or 0 for no change (param2 −1, or any value ≤ 0, as PX4's
+// Navigator ignores). PX4 multicopters fly speed types 0 (airspeed) and 1
+// (ground speed) alike, as the cruise speed of the legs that follow; climb
+// and descent speeds (types 2 and 3) are not modelled and refused.
+func changeSpeed(params []*float64) (float64, *speedError) {
+	if t := params[0]; t != nil && !(*t == 0 || *t == 1) {
+		if *t == 2 || *t == 3 {
+			return 0, &speedError{".params[0]", fmt.Sprintf("speed type %v (climb or descent) is not modelled; only horizontal speed changes (type 0 or 1) are flown", *t)}
+		}
+		return 0, &speedError{".params[0]", fmt.Sprintf("speed type %v, want 0 (airspeed), 1 (ground speed), 2 (climb) or 3 (descent)", *t)}
+	}
+	v := params[1]
+	if v == nil || !finite(*v) {
+		return 0, &speedError{".params[1]", fmt.Sprintf("speed %s is not a finite number", fmtPtr(v))}
+	}
+	if *v > MaxSpeedMS {
+		return 0, &speedError{".params[1]", fmt.Sprintf("speed %g m/s, more than %g m/s", *v, float64(MaxSpeedMS))}
+	}
+	return max(*v, 0), nil
+}
+
 // EncodePlan writes m as a QGroundControl plan that ParsePlan, QGroundControl
 // and MAVSDK read: the take-off at Home, the waypoints and the landing
 // unprojected to latitude and longitude, all in frame 3, with the
@@ -265,23 +366,32 @@ func EncodePlan(m Mission) ([]byte, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario: encode plan %q: %w", m.Name, err)
 	}
-	items := make([]qgcItem, len(m.Items))
-	for i, it := range m.Items {
+	items := make([]qgcItem, 0, len(m.Items))
+	speed := 0.0
+	for _, it := range m.Items {
+		if it.SpeedMS != speed {
+			if it.SpeedMS == 0 {
+				return nil, fmt.Errorf("scenario: encode plan %q: a return to the default speed cannot be written as DO_CHANGE_SPEED", m.Name)
+			}
+			speed = it.SpeedMS
+			items = append(items, qgcItem{AutoContinue: true, Command: cmdDoChangeSpeed, DoJumpID: len(items) + 1,
+				Frame: frameMission, Params: []any{1.0, speed, -1.0, 0.0, 0.0, 0.0, 0.0}, Type: "SimpleItem"})
+		}
 		lat, lon := m.Home.LatDeg, m.Home.LonDeg
 		if it.Kind != Takeoff {
 			lat, lon = Unproject(m.Home, it.Pos.XY())
 		}
 		alt := 0 - it.Pos.Z
-		items[i] = qgcItem{
+		items = append(items, qgcItem{
 			Altitude:     alt,
 			AltitudeMode: 1,
 			AutoContinue: true,
 			Command:      it.Kind.command(),
-			DoJumpID:     i + 1,
+			DoJumpID:     len(items) + 1,
 			Frame:        frameGlobalRelativeAlt,
 			Params:       []any{0.0, it.AcceptRadiusM + 0, 0.0, nil, lat, lon, alt},
 			Type:         "SimpleItem",
-		}
+		})
 	}
 	pf := qgcPlan{
 		FileType:      "Plan",

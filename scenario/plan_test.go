@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -154,11 +155,11 @@ var planCases = []struct {
 	{"no items", `{"fileType": "Plan", "mission": {"items": []}}`, "mission.items: no items"},
 	{"wrong frame", planJSON(takeoffJSON(), planItemJSON(16, 0, "0", "0", "0", "null", "47.3978", "8.546", "10"), landJSON()), "mission.items[1].frame: frame 0 is not supported, want 3"},
 	{"missing frame", planJSON(`{"command": 22, "params": [0, 0, 0, null, 47.3977419, 8.5455938, 10]}`, landJSON()), "mission.items[0].frame: missing"},
-	{"missing land", planJSON(takeoffJSON(), waypointJSON("47.3978", "8.546")), "mission.items: the mission does not end with a land (the last positional item, items[1], is a waypoint)"},
+	{"missing land", planJSON(takeoffJSON(), waypointJSON("47.3978", "8.546")), "mission.items: the mission does not end with a land (the last positional item, mission.items[1], is a waypoint)"},
 	{"no takeoff", planJSON(waypointJSON("47.3978", "8.546"), landJSON()), "mission.items[0].command: the mission starts with a waypoint, want a takeoff"},
 	{"only camera", planJSON(`{"command": 530, "frame": 2, "params": [0, 2, null, null, null, null, null]}`), "no takeoff, waypoint or land item"},
-	{"second takeoff", planJSON(takeoffJSON(), takeoffJSON(), landJSON()), "mission.items[1].command: takeoff after items[0]"},
-	{"waypoint after land", planJSON(takeoffJSON(), landJSON(), waypointJSON("47.3978", "8.546")), "mission.items[2].command: waypoint after the land at items[1]"},
+	{"second takeoff", planJSON(takeoffJSON(), takeoffJSON(), landJSON()), "mission.items[1].command: takeoff after mission.items[0]"},
+	{"waypoint after land", planJSON(takeoffJSON(), landJSON(), waypointJSON("47.3978", "8.546")), "mission.items[2].command: waypoint after the land at mission.items[1]"},
 	{"latitude out of range", planJSON(takeoffJSON(), waypointJSON("95", "8.546"), landJSON()), "mission.items[1].params[4]: latitude 95 out of range"},
 	{"longitude out of range", planJSON(takeoffJSON(), waypointJSON("47.3978", "-200"), landJSON()), "mission.items[1].params[5]: longitude -200 out of range"},
 	{"null latitude", planJSON(takeoffJSON(), waypointJSON("null", "8.546"), landJSON()), "mission.items[1].params[4]: waypoint needs a latitude and a longitude"},
@@ -167,7 +168,11 @@ var planCases = []struct {
 	{"text param", planJSON(takeoffJSON(), planItemJSON(16, 3, "0", "0", "0", "null", `"47.3978"`, "8.546", "10"), landJSON()), "mission.items[1].params"},
 	{"negative acceptance radius", planJSON(takeoffJSON(), planItemJSON(16, 3, "0", "-1", "0", "null", "47.3978", "8.546", "10"), landJSON()), "mission.items[1].params[1]: acceptance radius -1"},
 	{"too far", planJSON(takeoffJSON(), waypointJSON("48.5", "8.546"), landJSON()), "mission.items[1].params[4]: waypoint 122"},
-	{"complex item", planJSON(takeoffJSON(), `{"type": "ComplexItem", "complexItemType": "survey"}`, landJSON()), `mission.items[1].type: complex item "survey" is not supported`},
+	{"complex item", planJSON(takeoffJSON(), `{"type": "ComplexItem", "complexItemType": "survey"}`, landJSON()), `mission.items[1].type: complex item "survey" holds no generated mission items (TransectStyleComplexItem.Items)`},
+	{"climb speed", planJSON(takeoffJSON(), planItemJSON(178, 2, "2", "3", "-1", "0", "0", "0", "0"), landJSON()), "mission.items[1].params[0]: DO_CHANGE_SPEED: speed type 2 (climb or descent) is not modelled"},
+	{"NaN speed", planJSON(takeoffJSON(), planItemJSON(178, 2, "1", "null", "-1", "0", "0", "0", "0"), landJSON()), "mission.items[1].params[1]: DO_CHANGE_SPEED: speed null is not a finite number"},
+	{"speed too high", planJSON(takeoffJSON(), planItemJSON(178, 2, "1", "1e300", "-1", "0", "0", "0", "0"), landJSON()), "mission.items[1].params[1]: DO_CHANGE_SPEED: speed 1e+300 m/s, more than 20 m/s"},
+	{"bad item inside a survey", planJSON(takeoffJSON(), `{"type": "ComplexItem", "complexItemType": "survey", "TransectStyleComplexItem": {"Items": [`+planItemJSON(16, 3, "0", "0", "0", "null", "95", "8.546", "10")+`]}}`, landJSON()), "mission.items[1].TransectStyleComplexItem.Items[0].params[4]: latitude 95 out of range"},
 	{"missing command", planJSON(takeoffJSON(), `{"frame": 3, "params": []}`, landJSON()), "mission.items[1].command: missing"},
 	{"fractional command", planJSON(takeoffJSON(), `{"command": 16.5, "frame": 3}`, landJSON()), "mission.items[1].command: 16.5 is not a MAVLink command id"},
 	{"do jump", planJSON(takeoffJSON(), `{"command": 177, "frame": 2, "params": [1, 1, 0, 0, 0, 0, 0]}`, landJSON()), "mission.items[1].command: command 177 is not supported: DO_JUMP"},
@@ -199,6 +204,43 @@ func manyItems(n int) []string {
 		items = append(items, waypointJSON("47.3978", "8.546"))
 	}
 	return append(items, landJSON())
+}
+
+// TestParsePlanSpeedAndSurvey: DO_CHANGE_SPEED sets the speed of the items
+// after it (−1 keeps it), and a survey flies the items QGroundControl
+// generated for it, in place.
+func TestParsePlanSpeedAndSurvey(t *testing.T) {
+	survey := `{"type": "ComplexItem", "complexItemType": "survey", "version": 5, "TransectStyleComplexItem": {"Items": [` +
+		waypointJSON("47.3979", "8.5456") + ", " + planItemJSON(178, 2, "1", "-1", "-1", "0", "0", "0", "0") + ", " + waypointJSON("47.3980", "8.5457") + `]}}`
+	in := planJSON(takeoffJSON(), waypointJSON("47.3978", "8.546"), planItemJSON(178, 2, "1", "3.5", "-1", "0", "0", "0", "0"), survey, landJSON())
+	m, err := ParsePlan("s.plan", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []ItemKind
+	var speeds []float64
+	for _, it := range m.Items {
+		kinds, speeds = append(kinds, it.Kind), append(speeds, it.SpeedMS)
+	}
+	wantKinds := []ItemKind{Takeoff, Waypoint, Waypoint, Waypoint, Land}
+	wantSpeeds := []float64{0, 0, 3.5, 3.5, 3.5}
+	if !reflect.DeepEqual(kinds, wantKinds) || !reflect.DeepEqual(speeds, wantSpeeds) {
+		t.Errorf("got kinds %v speeds %v; want %v %v", kinds, speeds, wantKinds, wantSpeeds)
+	}
+	// EncodePlan writes the speed back as DO_CHANGE_SPEED.
+	b, err := EncodePlan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParsePlan("s.plan", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Items {
+		if back.Items[i].SpeedMS != m.Items[i].SpeedMS {
+			t.Errorf("item %d: speed %v after a round trip; want %v", i, back.Items[i].SpeedMS, m.Items[i].SpeedMS)
+		}
+	}
 }
 
 func TestParsePlan(t *testing.T) {

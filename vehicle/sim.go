@@ -314,7 +314,7 @@ func (s *Sim) UploadMission(ctx context.Context, items []MissionItem) error {
 		if !it.Pos.IsFinite() {
 			return fmt.Errorf("vehicle: mission item %d: position %v is not finite", i, it.Pos)
 		}
-		m[i] = autopilot.Item{Kind: autopilot.ItemKind(it.Kind), Pos: it.Pos, AcceptRadiusM: it.AcceptRadiusM}
+		m[i] = autopilot.Item{Kind: autopilot.ItemKind(it.Kind), Pos: it.Pos, AcceptRadiusM: it.AcceptRadiusM, SpeedMS: it.SpeedMS}
 	}
 	s.mission = m
 	return nil

@@ -112,6 +112,7 @@ type MissionItem struct {
 	Kind          ItemKind
 	Pos           geom.Vec3
 	AcceptRadiusM float64 // 0 = the vehicle's default
+	SpeedMS       float64 // cruise speed to this item (DO_CHANGE_SPEED); 0 = the vehicle's default
 }
 
 // Setpoint is an offboard setpoint; NaN components are unused.

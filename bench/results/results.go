@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shakedown-robotics/shakedown/bench"
 )
@@ -211,4 +212,59 @@ func sortedIDs[V any](m map[string]V) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// Newest returns dir when it is a results directory (it has metrics.json),
+// else the newest run directory in it: the latest DirLayout name (with its
+// "-2", "-3", … suffix) that has metrics.json, as Write makes them under
+// --out. It returns the number of runs found beside the one chosen.
+func Newest(dir string) (run string, runs int, err error) {
+	if _, err := os.Stat(filepath.Join(dir, MetricsFile)); err == nil {
+		return dir, 1, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", 0, fmt.Errorf("results: %w", err)
+	}
+	var best string
+	var bestT time.Time
+	bestN := 0
+	for _, e := range entries {
+		t, n, ok := runName(e.Name())
+		if !ok || !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), MetricsFile)); err != nil {
+			continue
+		}
+		runs++
+		if best == "" || t.After(bestT) || (t.Equal(bestT) && n > bestN) {
+			best, bestT, bestN = e.Name(), t, n
+		}
+	}
+	if best == "" {
+		return "", 0, fmt.Errorf("%w in %s, nor a run directory (%s) that has one", ErrNoMetrics, dir, DirLayout)
+	}
+	return filepath.Join(dir, best), runs, nil
+}
+
+// runName parses a run directory's name: DirLayout, then "-N" when Write
+// found the name taken.
+func runName(name string) (time.Time, int, bool) {
+	if len(name) < len(DirLayout) {
+		return time.Time{}, 0, false
+	}
+	t, err := time.Parse(DirLayout, name[:len(DirLayout)])
+	if err != nil {
+		return time.Time{}, 0, false
+	}
+	rest := name[len(DirLayout):]
+	if rest == "" {
+		return t, 1, true
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(rest, "-"))
+	if err != nil || !strings.HasPrefix(rest, "-") || n < 2 {
+		return time.Time{}, 0, false
+	}
+	return t, n, true
 }

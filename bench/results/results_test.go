@@ -265,3 +265,32 @@ func TestWriteRead(t *testing.T) {
 		}
 	}
 }
+
+func TestNewest(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"2026-01-02_10-00-00", "2026-01-02_10-00-00-2", "2026-01-02_10-00-00-10", "2025-12-31_23-59-59", "notes", "2027-01-01_00-00-00"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if d == "2027-01-01_00-00-00" || d == "notes" {
+			continue // no metrics.json: not a run
+		}
+		if err := os.WriteFile(filepath.Join(root, d, results.MetricsFile), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, n, err := results.Newest(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "2026-01-02_10-00-00-10"); got != want || n != 4 {
+		t.Errorf("got %s (%d runs); want %s (4 runs)", got, n, want)
+	}
+	run := filepath.Join(root, "2025-12-31_23-59-59")
+	if got, _, err := results.Newest(run); err != nil || got != run {
+		t.Errorf("a run directory: got %q, %v; want itself", got, err)
+	}
+	if _, _, err := results.Newest(filepath.Join(root, "notes")); !errors.Is(err, results.ErrNoMetrics) {
+		t.Errorf("a folder without runs: got %v; want results.ErrNoMetrics", err)
+	}
+}

@@ -88,7 +88,6 @@ Exit status: 0 every test passed, 1 a test failed, 2 bad input.`,
 	fl.Float64Var(&f.wind, "wind", 1, "steady wind `m/s` (its direction is drawn from the seed); 0 for calm air")
 	fl.Float64Var(&f.gust, "gust", 0.5, "gusts' standard deviation, `m/s`")
 	fl.BoolVar(&f.json, "json", false, "print the run's directory, counts and fingerprint as JSON instead of the summary")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fl.BoolVar(&f.record, "record", false, "also write every robot's flight as an MCAP log for Foxglove into <results>/flightlogs/")
 	fl.StringVar(&f.sim, "sim", bench.SimName, "simulator: only the embedded `shakedown` (AirStack's isaacsim and msairsim are not available here)")
 	cmd.AddCommand(newBenchCompareCmd())
@@ -206,7 +205,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 	}
 	defer release()
 	var bar *progressbar.ProgressBar
-	if !f.quiet {
+	if !f.quiet && showProgress(ctx, stderr) {
 		cfg.Progress = func(p bench.Progress) {
 			if bar == nil {
 				bar = progressbar.NewOptions(p.Total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("bench"),
@@ -233,7 +232,9 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 	if err != nil {
 		return err
 	}
+	end := phase(ctx, stderr, "writing results and plots")
 	dir, err := results.Write(f.out, res)
+	end()
 	if err != nil {
 		return err
 	}

@@ -33,12 +33,16 @@ Runs whose campaigns differ (trajectory types or attributes, robot counts,
 iterations, selection, wind) are refused unless --force; the tracker and the
 seed may differ, that is what the compare is for.
 
+--current and --baseline name a run directory, or a folder of runs (bench
+--out), of which the newest is taken.
+
 Exit status: 0 no regression, 1 a regression, 2 unusable input.`,
 		Example: `  shakedown bench compare --current tests/results/2026-07-10_12-00-00
-  shakedown bench compare --current NEW --baseline OLD --threshold 20 --output report.md`,
+  shakedown bench compare --current NEW --baseline OLD --threshold 20 --out report.md
+  shakedown bench compare --current results/new --baseline results/old   # the newest run in each`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCompare(cmd.OutOrStdout(), f)
+			return runCompare(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -46,24 +50,38 @@ Exit status: 0 no regression, 1 a regression, 2 unusable input.`,
 	fl.StringVar(&f.baseline, "baseline", "", "the run to compare against (a results `directory`)")
 	fl.Float64Var(&f.threshold, "threshold", 20, "regression threshold, `percent`")
 	fl.Float64Var(&f.floor, "floor", 0.05, "changes smaller than this, in the metric's unit, are noise")
-	fl.StringVar(&f.output, "output", "", "also write the Markdown report to `FILE`")
+	fl.StringVar(&f.output, "out", "", "also write the Markdown report to `FILE`")
+	aliasFlags(cmd, map[string]string{"output": "out"})
 	fl.BoolVar(&f.force, "force", false, "compare even when the campaigns differ")
 	_ = cmd.MarkFlagRequired("current")
 	return cmd
 }
 
-func runCompare(stdout io.Writer, f compareFlags) error {
-	cur, err := results.Read(f.current)
+// readRun reads a run directory, or the newest run of a folder of runs.
+func readRun(flag, dir string) (*results.Run, error) {
+	d, _, err := results.Newest(dir)
 	if err != nil {
-		return fmt.Errorf("--current: %w", err)
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	r, err := results.Read(d)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return r, nil
+}
+
+func runCompare(stdout, stderr io.Writer, f compareFlags) error {
+	cur, err := readRun("current", f.current)
+	if err != nil {
+		return err
 	}
 	var rep *compare.Report
 	if f.baseline == "" {
 		rep = compare.Single(cur)
 	} else {
-		base, err := results.Read(f.baseline)
+		base, err := readRun("baseline", f.baseline)
 		if err != nil {
-			return fmt.Errorf("--baseline: %w", err)
+			return err
 		}
 		rep, err = compare.Compare(cur, base, compare.Options{ThresholdPct: f.threshold, AbsFloor: f.floor, Force: f.force})
 		if err != nil {
@@ -73,10 +91,13 @@ func runCompare(stdout io.Writer, f compareFlags) error {
 	md := rep.Markdown()
 	if f.output != "" {
 		if err := writeAtomic(f.output, []byte(md)); err != nil {
-			return fmt.Errorf("--output: %w", err)
+			return fmt.Errorf("--out: %w", err)
 		}
 	}
 	io.WriteString(stdout, md)
+	if f.output != "" {
+		fmt.Fprintf(stderr, "wrote %s\n", f.output) // stdout is the report itself
+	}
 	if n := rep.Regressions(); f.baseline != "" && n > 0 {
 		return &failure{msg: fmt.Sprintf("%d regression(s) beyond %g %%", n, f.threshold)}
 	}

@@ -13,18 +13,6 @@ import (
 	"github.com/shakedown-robotics/shakedown/track/extern/externtest"
 )
 
-// TestMain makes this test binary the carrot tracker of package
-// externtest when started as one (bench --tracker exec:…).
-func TestMain(m *testing.M) {
-	if os.Getenv(externtest.HelperEnv) == "carrot" {
-		if err := externtest.Serve(os.Stdin, os.Stdout); err != nil {
-			os.Exit(3)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
 // benchExtern runs bench on Circle and Line with tracker and returns the
 // counts and the trajectory metrics by case.
 func benchExtern(t *testing.T, tracker string, params ...string) (passed, failed int, metrics map[string]map[string]any) {

@@ -25,7 +25,7 @@ func newCampaignCmd() *cobra.Command {
 		Short: "Run campaigns of many simulations and look into their results database",
 		Long: `A campaign is a list of jobs (one simulated run each: scenario, vehicle
 configuration, seed, run index), each with an id derived from its content.
-The commands that fly many simulations (dataset, score, campaign run) record
+The commands that fly many simulations (dataset, score, generate, campaign run) record
 their campaign in the SQLite file given with --db and skip the jobs already
 done there, so an interrupted campaign resumes where it stopped. With
 --executor nats the jobs go to workers on other machines (shakedown worker).`,
@@ -63,7 +63,7 @@ An unknown key is an error. Exit status: 0 all tests passed, 1 some test
 came closer than 1.5 m or collided, 2 bad input or a job that could not run.`,
 		Example: `  shakedown campaign run nightly.yaml --db runs.db
   shakedown campaign run nightly.yaml --db runs.db --executor nats --nats nats://queue:4222`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return campaignRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
 		},
@@ -174,7 +174,7 @@ func campaignRun(ctx context.Context, stdout, stderr io.Writer, specPath string,
 	defer closeRunner()
 	c := campaign.Campaign{ID: campaign.CampaignID(jobs), Name: spec.Name}
 	fmt.Fprintf(stderr, "campaign %s (%s): %d tests × %d runs\n", c.ID.Short(), spec.Name, len(files), spec.Runs)
-	bar := newProgress(stderr, len(jobs), "flying")
+	bar := newProgress(ctx, stderr, len(jobs), "flying")
 	r.Progress = func(done, _ int) { _ = bar.Set(done) }
 	res, err := r.Run(ctx, c, jobs)
 	if err != nil {

@@ -74,7 +74,7 @@ func campaignResume(ctx context.Context, stdout, stderr io.Writer, args []string
 	if err != nil {
 		return err
 	}
-	bar := newProgress(stderr, len(jobs), "resuming "+c.ID.Short())
+	bar := newProgress(ctx, stderr, len(jobs), "resuming "+c.ID.Short())
 	r.Progress = func(done, _ int) { _ = bar.Set(done) }
 	res, err := r.Run(ctx, c, jobs)
 	if err != nil {

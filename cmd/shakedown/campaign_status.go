@@ -277,7 +277,11 @@ func campaignExport(ctx context.Context, stdout io.Writer, args []string, f camp
 		}
 	}
 	if f.out != "" {
-		return writeAtomic(f.out, buf.Bytes())
+		if err := writeAtomic(f.out, buf.Bytes()); err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "wrote %s\n", f.out)
+		return err
 	}
 	_, err = stdout.Write(buf.Bytes())
 	return err

@@ -305,7 +305,7 @@ func TestCampaignResumeAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	spec := writeFile(t, dir, "long.yaml", "tests: [mission2, mission3, mission4, mission5]\nruns: 10\n")
 	db := filepath.Join(dir, "runs.db")
-	cmd, stderr := helper(t, "campaign", "run", spec, "--db", db, "--workers", "2")
+	cmd, stderr := helper(t, "campaign", "run", spec, "--db", db, "--workers", "2", "--progress")
 	// Kill it once the progress bar shows 10 flights done.
 	for {
 		chunk, err := stderr.ReadString(')')
@@ -360,7 +360,7 @@ func TestCampaignResumeAfterKill(t *testing.T) {
 // shakedown worker runs jobs until SIGTERM, then drains and exits 0.
 func TestWorkerCommand(t *testing.T) {
 	s := natstest.Start(t)
-	cmd, stderr := helper(t, "worker", "--nats", s.ClientURL(), "--concurrency", "2", "--name", "child", "--verbose")
+	cmd, stderr := helper(t, "worker", "--nats", s.ClientURL(), "--workers", "2", "--name", "child", "--verbose")
 	line, err := stderr.ReadString('\n')
 	if err != nil || !strings.Contains(line, "worker child: 2 jobs at a time from") {
 		t.Fatalf("worker start line %q (%v)", line, err)

@@ -50,7 +50,7 @@ the number of workers. With --db the flights are recorded in a SQLite
 database, and running the same command again skips those already done.`,
 		Example: `  shakedown dataset canonical --n 2716 --seed 1 --out canonical.csv
   shakedown dataset mission2 --n 200 --generator random --out m2-random.csv`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return dataset(cmd.Context(), cmd.ErrOrStderr(), args[0], f)
 		},
@@ -74,6 +74,9 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 	}
 	if f.out == "" {
 		return fmt.Errorf("--out: a CSV file to write is required")
+	}
+	if err := checkOutFile("out", f.out); err != nil {
+		return err
 	}
 	if f.workers < 0 || f.workers > 1024 {
 		return fmt.Errorf("--workers %d: want 0 to 1024", f.workers)
@@ -106,7 +109,7 @@ func dataset(ctx context.Context, stderr io.Writer, arg string, f datasetFlags) 
 	}
 	defer closeRunner()
 	cfg.Runner = runner
-	cfg.Progress = progressOn(stderr, false)
+	cfg.Progress = progressOn(ctx, stderr, false)
 	d, err := harness.BuildDataset(ctx, cfg)
 	if err != nil {
 		return flagError(err)

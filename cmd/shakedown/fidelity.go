@@ -48,7 +48,7 @@ distance to PX4's traced paths (--paths) and the tests that disagree most.
 Exit status: 0 compared, 2 bad input (the message names the row).`,
 		Example: `  shakedown fidelity ../shared/data/px4-reference/reference.csv --runs 5 --classes normal,crash
   shakedown fidelity ../shared/data/px4-reference/wide/reference.csv --sample 200 --json`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFidelity(cmd, args[0], f)
 		},

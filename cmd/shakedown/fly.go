@@ -52,8 +52,8 @@ of times. Exit status: 0 completed, 1 not completed (crash, timeout), 2 bad
 input.`,
 		Example: `  shakedown fly mission2
   shakedown fly mission3 --obstacle 10,4,20,-8,24.5,0,30 --seed 7 --out out/m3
-  shakedown fly case_studies/mission4.yaml --json`,
-		Args: cobra.ExactArgs(1),
+  shakedown fly scenario/competition/mission4.yaml --json`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.stderr = cmd.ErrOrStderr()
 			return fly(cmd.Context(), cmd.OutOrStdout(), args[0], f)
@@ -122,6 +122,9 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutFile("record", f.record); err != nil {
+		return err
+	}
 	opt := run.Options{Seed: f.seed, TimeoutS: f.timeout, Autopilot: f.autopilot, Wind: wind}
 	var mcap bytes.Buffer
 	if f.record != "" {
@@ -152,8 +155,14 @@ func fly(ctx context.Context, stdout io.Writer, arg string, f flyFlags) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\n", b)
+		if f.record != "" {
+			fmt.Fprintf(f.stderr, "wrote %s\n", f.record) // stdout is the JSON
+		}
 	} else {
 		printResult(stdout, res, f.out)
+		if f.record != "" {
+			fmt.Fprintf(stdout, "  wrote          %s\n", f.record)
+		}
 	}
 	if !res.Completed {
 		return &failure{}

@@ -95,7 +95,7 @@ rules, with the waypoint margin widened from 1 m to 1.5 m).`,
   shakedown generate mission4 200 --strategy active --seed 3 --out generated
   shakedown generate mission5 100 --strategy constrained --report
   shakedown generate mission2 100 --model model.json`,
-		Args: cobra.ExactArgs(2),
+		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			budget, err := strconv.Atoi(args[1])
 			if err != nil {
@@ -143,7 +143,12 @@ func generateCmd(ctx context.Context, stdout, stderr io.Writer, arg string, budg
 	if f.now != nil {
 		now = f.now
 	}
+	end := func() {}
+	if !f.quiet {
+		end = phase(ctx, stderr, "rendering plots")
+	}
 	files, err := o.Files()
+	end()
 	if err != nil {
 		return err
 	}
@@ -226,7 +231,8 @@ func generate(ctx context.Context, stderr io.Writer, arg string, budget int, f g
 	}
 	defer closeRunner()
 	cfg.Runner = runner
-	cfg.Progress = progressOn(stderr, f.quiet)
+	cfg.Progress = progressOn(ctx, stderr, f.quiet)
+	cfg.Phase = phaseOn(ctx, stderr, f.quiet)
 	if !f.quiet {
 		cfg.Log = stderr
 	}

@@ -44,7 +44,7 @@ under --rules, 1 some test would be invalid (or is unreadable), 2 could not
 run (a missing folder, an empty suite, a folder of suites, bad flags).`,
 		Example: `  shakedown lint --mission mission4 tlqd/mission4
   shakedown lint --mission mission2 --mission mission4 --rules 2024 gen-a gen-b --json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return lintSuites(cmd.OutOrStdout(), args, f)
 		},

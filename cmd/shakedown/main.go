@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -27,6 +28,32 @@ func (f *failure) Error() string { return f.msg }
 
 func main() {
 	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// version is the module version and the commit the binary was built from,
+// as the Go toolchain records them ("(devel)" for a build from a checkout).
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, modified, goVersion string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+modified"
+			}
+		}
+	}
+	goVersion = bi.GoVersion
+	if rev != "" {
+		v += " " + rev[:min(12, len(rev))] + modified
+	}
+	return v + " (" + goVersion + ")"
 }
 
 // execute runs the CLI with args and returns the exit code.
@@ -57,7 +84,10 @@ autopilot), judges their missions, and tests them the way the UAV Testing
 Competition does.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetFlagErrorFunc(flagErrorFunc)
+	addProgressFlags(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newFlyCmd(), newMissionsCmd(), newDatasetCmd(), newRunCmd(), newScoreCmd(), newBenchCmd(), newMissionCmd(stdout, stderr), newEOLCmd(), newReportCmd(), newGenerateCmd(), newSurrogateCmd(), newSITLCmd(), newCampaignCmd(), newWorkerCmd(), newFidelityCmd(), newLintCmd())

@@ -137,7 +137,7 @@ func TestFlyBadInput(t *testing.T) {
 		{"bad rules", []string{"fly", "mission2", "--rules", "1999"}, []string{"--rules"}},
 		{"bad timeout", []string{"fly", "mission2", "--timeout", "-3"}, []string{"--timeout"}},
 		{"bad autopilot", []string{"fly", "mission2", "--autopilot", "wishful"}, []string{"--autopilot", "wishful"}},
-		{"no argument", []string{"fly"}, []string{"arg"}},
+		{"no argument", []string{"fly"}, []string{"missing <mission1..7"}},
 		{"unknown command", []string{"hover"}, []string{"hover"}},
 	}
 	for _, c := range cases {

@@ -61,7 +61,7 @@ checked before it is sent; an invalid one is not sent (exit 2).`,
 		Example: `  shakedown mission send connect
   shakedown mission send '{"event":"goto","x":4,"y":0,"z":-2,"speed":2}'
   shakedown mission send @mission.json`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			body, err := client.CommandBody(args[0], cmd.InOrStdin())
 			if err != nil {

@@ -29,7 +29,7 @@ failsafe's reason). The points are the arguments, or one JSON object
 --wait then waits for its result like "mission wait".`,
 		Example: `  shakedown mission send goal 4,0,-2,2 8,0,-2,2 12,0,-2,2
   shakedown mission send goal @route.json --wait`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			body, err := client.GoalBody(args, cmd.InOrStdin())
 			if err != nil {
@@ -72,7 +72,7 @@ func newMissionWaitCmd(cl *missionClientFlags) *cobra.Command {
 		Long: `Wait for the result of a goal, printing each feedback (state, waypoints
 reached) as it comes on the status stream. Exit status: 0 SUCCEEDED, 1
 CANCELED or ABORTED, 2 no such goal, no daemon, or --timeout passed.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseUint(args[0], 10, 64)
 			if err != nil || id == 0 {

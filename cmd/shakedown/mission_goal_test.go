@@ -121,7 +121,7 @@ func TestMissionStatsBadInput(t *testing.T) {
 	}{
 		{"corrupt line", []string{"mission", "stats", corrupt, "--out", out}, "corrupt.jsonl:3: "},
 		{"missing file", []string{"mission", "stats", filepath.Join(dir, "none.jsonl")}, "none.jsonl"},
-		{"no file", []string{"mission", "stats"}, "requires at least 1 arg"},
+		{"no file", []string{"mission", "stats"}, "missing <state-log.jsonl | flight_events.csv>"},
 		{"json and csv", []string{"mission", "stats", corrupt, "--json", "--csv"}, "choose one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,7 +37,7 @@ last line of a state log still being written is skipped.`,
 		Example: `  shakedown mission stats flights/state.jsonl
   shakedown mission stats flights/flight_events.csv --json
   shakedown mission stats state.jsonl.1 state.jsonl --out eval/`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON && asCSV {
 				return fmt.Errorf("--json and --csv: choose one")

@@ -28,7 +28,8 @@ func newMissionsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "missions",
 		Short: "List the built-in competition missions",
-		Long: `List the seven UAV Testing Competition missions built into Shakedown with their
+		Long: `List the seven UAV Testing Competition missions built into Shakedown, and the
+paper's canonical mission (one straight leg), with their
 items in the competition frame (x North, y East, z Up, metres about the
 take-off point) and the length of the planned path.`,
 		Example: "  shakedown missions\n  shakedown missions --json",

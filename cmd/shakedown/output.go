@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/shakedown-robotics/shakedown/gen/harness"
 	"github.com/shakedown-robotics/shakedown/internal/atomicfile"
 	"github.com/shakedown-robotics/shakedown/sim"
@@ -25,25 +23,6 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
-}
-
-// newProgress returns a progress bar of n jobs on w.
-func newProgress(w io.Writer, n int, what string) *progressbar.ProgressBar {
-	return progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200_000_000),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
-}
-
-// progressOn is the harnesses' Progress: a bar on w for each batch, or
-// nil (no progress) when quiet.
-func progressOn(w io.Writer, quiet bool) func(what string, total int) func(done int) {
-	if quiet {
-		return nil
-	}
-	return func(what string, total int) func(int) {
-		bar := newProgress(w, total, what)
-		return func(done int) { _ = bar.Set(done) }
-	}
 }
 
 // flagError names the flag of a harness configuration error: "--gust 11:

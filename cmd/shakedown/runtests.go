@@ -63,7 +63,7 @@ Exit status: 0 all tests passed, 1 some test came closer than 1.5 m or
 collided, 2 bad input.`,
 		Example: `  shakedown run generated/test_0.yaml generated/test_1.yaml --runs 3 --out results
   shakedown run ../shared/data/competition/mission2.yaml --json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.warn = cmd.ErrOrStderr()
 			return runTests(cmd.Context(), cmd.OutOrStdout(), args, f)
@@ -158,7 +158,13 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	}
 	out := summarizeTests(files, cases, results, f.runs)
 	if f.out != "" {
-		if err := writeRunOutputs(f.out, names, cases, out, logs); err != nil {
+		end := func() {}
+		if f.warn != nil {
+			end = phase(ctx, f.warn, "writing plots and trajectories")
+		}
+		err := writeRunOutputs(f.out, names, cases, out, logs)
+		end()
+		if err != nil {
 			return err
 		}
 	}
@@ -172,8 +178,14 @@ func flyTests(ctx context.Context, jobs []run.Job, f runFlags) ([]*run.Result, e
 	if err := f.engines.check(); err != nil {
 		return nil, err
 	}
+	var onDone func(int)
+	if f.warn != nil {
+		if p := progressOn(ctx, f.warn, false); p != nil {
+			onDone = p("flying", len(jobs))
+		}
+	}
 	if f.engines.engine == "" || f.engines.engine == campaign.EngineEmbedded {
-		return run.Batch(ctx, jobs, f.workers, f.out != "", nil)
+		return run.Batch(ctx, jobs, f.workers, f.out != "", onDone)
 	}
 	if f.record {
 		return nil, fmt.Errorf("--record needs the embedded simulator, not --engine %s", f.engines.engine)
@@ -188,7 +200,7 @@ func flyTests(ctx context.Context, jobs []run.Job, f runFlags) ([]*run.Result, e
 		return nil, err
 	}
 	defer closeRunner()
-	return r.Batch(ctx, "run --engine "+f.engines.engine, jobs, f.out != "", nil)
+	return r.Batch(ctx, "run --engine "+f.engines.engine, jobs, f.out != "", onDone)
 }
 
 // loadTests loads every test file and checks it against rules before

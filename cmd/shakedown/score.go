@@ -64,10 +64,10 @@ is scored as invalid (0 points) and named in the output.
 With several --mission flags each suite folder holds one sub-folder per
 mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
 2 could not run (a missing folder or mission, bad flags, an unreadable log).`,
-		Example: `  shakedown score --rules 2025 --mission mission2 out/gen-a out/gen-b
-  shakedown score --rules 2026 --mission mission2 --mission mission4 --runs 3 tools/* --json
-  shakedown score --rules 2024 --mission mission2 --logs px4-runs/ gen-a/`,
-		Args: cobra.MinimumNArgs(1),
+		Example: `  shakedown score --rules 2025 --mission mission2 cmd/shakedown/testdata/score/gen-a cmd/shakedown/testdata/score/gen-b
+  shakedown score --rules 2026 --mission mission2 generated_tests/* --json   # every generate run of mission2 against each other
+  shakedown score --rules 2024 --mission mission2 --logs cmd/shakedown/testdata/score/logs cmd/shakedown/testdata/score/gen-a`,
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return scoreSuites(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
 		},
@@ -90,7 +90,8 @@ mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` before a flight is stopped (a timed-out run scores 0)")
 	fl.StringVar(&f.out, "out", "", "write every simulated run to `DIR`/<tool>/<mission>/<test>/run_<k>/ (trajectory.csv, result.json); --logs reads it back")
 	fl.BoolVar(&f.details, "details", false, "also print each evaluated test's runs and score")
-	fl.IntVar(&f.jobs, "jobs", 0, "simulations run at once with --executor local; 0 = one per CPU")
+	fl.IntVar(&f.jobs, "workers", 0, "simulations run at once with --executor local; 0 = one per CPU")
+	aliasFlags(cmd, map[string]string{"jobs": "workers"})
 	addExecFlags(fl, &f.exec)
 	return cmd
 }
@@ -283,7 +284,11 @@ func simulate(ctx context.Context, stderr io.Writer, data [][]*suite.Suite, miss
 	return suite.Simulate(ctx, data, missions, suite.Simulation{Runs: f.runs, Seed: f.seed, TimeoutS: f.timeout, Engine: f.exec.engine,
 		KeepRuns: f.out != "", Runner: r, Name: name, Progress: func(done, total int) {
 			if bar == nil {
-				bar = progressOn(stderr, false)("flying", total)
+				if p := progressOn(ctx, stderr, false); p != nil {
+					bar = p("flying", total)
+				} else {
+					bar = func(int) {}
+				}
 			}
 			bar(done)
 		}})

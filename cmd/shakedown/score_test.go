@@ -279,7 +279,7 @@ func TestScoreBadInput(t *testing.T) {
 		{"no runs", []string{"--runs", "0", "--mission", "mission2", scoreData + "/gen-a"}, "--runs"},
 		{"logs and out", []string{"--logs", scoreData + "/logs", "--out", "x", "--mission", "mission2", scoreData + "/gen-a"}, "--out"},
 		{"missing logs", []string{"--logs", scoreData + "/nologs", "--mission", "mission2", scoreData + "/gen-a"}, "nologs"},
-		{"no suite", []string{"--mission", "mission2"}, "arg"},
+		{"no suite", []string{"--mission", "mission2"}, "missing <suite-dir>"},
 		{"bad dtw norm", []string{"--dtw-norm", "mean", "--mission", "mission2", scoreData + "/gen-a"}, "--dtw-norm"},
 		{"dtw norm default", []string{"--dtw-norm", "default", "--mission", "mission2", scoreData + "/gen-a"}, "--dtw-norm"},
 		{"bad average", []string{"--average", "mean", "--mission", "mission2", scoreData + "/gen-a"}, "--average"},

@@ -46,7 +46,7 @@ canonical frame first; without it the features are used as they are (a
 dataset of the canonical mission is already canonical).`,
 		Example: `  shakedown dataset canonical --n 2716 --seed 1 --out canonical.csv
   shakedown surrogate train canonical.csv --out model.json`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return surrogateTrain(cmd.OutOrStdout(), args[0], f)
 		},
@@ -63,7 +63,7 @@ dataset of the canonical mission is already canonical).`,
 		Short: "Print a model's RMSE and MAE on a dataset CSV",
 		Example: `  shakedown surrogate eval model.json canonical.csv
   shakedown surrogate eval model.json m2.csv --mission mission2`,
-		Args: cobra.ExactArgs(2),
+		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return surrogateEval(cmd.OutOrStdout(), args[0], args[1], ef)
 		},
@@ -120,6 +120,9 @@ func readModel(path string) (*surrogate.Model, error) {
 func surrogateTrain(stdout io.Writer, path string, f surrogateFlags) error {
 	if f.out == "" {
 		return fmt.Errorf("--out: a model file to write is required")
+	}
+	if err := checkOutFile("out", f.out); err != nil {
+		return err
 	}
 	if f.epochs < 1 || f.epochs > 100000 {
 		return fmt.Errorf("--epochs %d: want 1 to 100000", f.epochs)

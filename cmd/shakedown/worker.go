@@ -28,7 +28,7 @@ type workerFlags struct {
 func newWorkerCmd() *cobra.Command {
 	var f workerFlags
 	cmd := &cobra.Command{
-		Use:   "worker --nats URL [--concurrency N]",
+		Use:   "worker --nats URL [--workers N]",
 		Short: "Run campaign jobs from a NATS JetStream queue until stopped",
 		Long: `Pull jobs from the NATS JetStream work queue that commands run with
 --executor nats fill, fly each on the embedded simulator, publish the result,
@@ -37,14 +37,14 @@ its unacknowledged jobs go to another worker after the ack wait (1 min
 without a sign of life; a running job signals every 20 s). A job that fails
 is retried after 1 s, 5 s, 30 s and 2 min, and after its fifth failure its
 error goes to the campaign's dead-letter subject. Run as many workers, on as
-many hosts, as you like; each runs --concurrency jobs at once.
+many hosts, as you like; each runs --workers jobs at once.
 
 SIGTERM or SIGINT drains the worker: it takes no new job, finishes the jobs
 it is running (at most --drain-timeout, after which they go back to the
 queue), publishes their results and exits 0. Exit status 2: the server
 cannot be reached or has no JetStream.`,
 		Example: `  shakedown worker --nats nats://queue.lab:4222
-  shakedown worker --nats nats://queue.lab:4222 --concurrency 8 --name rack3-node2`,
+  shakedown worker --nats nats://queue.lab:4222 --workers 8 --name rack3-node2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -58,7 +58,8 @@ cannot be reached or has no JetStream.`,
 	}
 	fl := cmd.Flags()
 	addNATSFlags(fl, &f.natsFlags, "")
-	fl.IntVar(&f.concurrency, "concurrency", 0, "jobs at once (0 = one per core)")
+	fl.IntVar(&f.concurrency, "workers", 0, "jobs at once (0 = one per core)")
+	aliasFlags(cmd, map[string]string{"concurrency": "workers"})
 	fl.StringVar(&f.name, "name", "", "worker name reported with each result (default host-pid)")
 	fl.DurationVar(&f.drain, "drain-timeout", 10*time.Minute, "on SIGTERM, how long running jobs may take to finish before going back to the queue (0 = no limit)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print a line per job")
@@ -68,7 +69,7 @@ cannot be reached or has no JetStream.`,
 
 func runWorker(ctx context.Context, stderr io.Writer, f workerFlags) error {
 	if f.concurrency < 0 || f.concurrency > 1024 {
-		return fmt.Errorf("--concurrency %d: want 0 to 1024", f.concurrency)
+		return fmt.Errorf("--workers %d: want 0 to 1024", f.concurrency)
 	}
 	if f.drain < 0 {
 		return fmt.Errorf("--drain-timeout %v: want 0 or more", f.drain)

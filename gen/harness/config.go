@@ -86,6 +86,10 @@ type Config struct {
 	// described by what; the function it returns is called with the number
 	// done, never concurrently.
 	Progress func(what string, total int) func(done int)
+	// Phase, if not nil, is called as a phase that is not flights starts
+	// (training the surrogate, predicting candidates, retraining) with its
+	// name; the function it returns is called when it ends.
+	Phase func(name string) (end func())
 	// Log receives notes (a dataset being built and its summary); nil =
 	// none.
 	Log io.Writer

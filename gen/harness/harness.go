@@ -147,6 +147,15 @@ func (v OptFloat) MarshalJSON() ([]byte, error) {
 // since is the wall time since t0 by cfg's clock, s.
 func (e *env) since(t0 float64) float64 { return e.seconds() - t0 }
 
+// phase reports the start of a phase to Config.Phase; call what it returns
+// at the end.
+func (e *env) phase(name string) func() {
+	if e.cfg.Phase == nil {
+		return func() {}
+	}
+	return e.cfg.Phase(name)
+}
+
 func (e *env) seconds() float64 { return float64(e.cfg.Now().UnixNano()) / 1e9 }
 
 // Run runs a generation: builds the strategy (training its surrogate on a
@@ -225,7 +234,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	// Spend the budget: propose, fly, observe.
 	for o.Simulations < cfg.Budget {
 		t1 := e.seconds()
+		end := e.phase("predicting candidates")
 		props, err := strat.Propose(cfg.Budget - o.Simulations)
+		end()
 		o.GenerateS += e.since(t1)
 		if err != nil {
 			return nil, err
@@ -263,7 +274,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 		o.Simulations += len(props)
 		t3 := e.seconds()
+		end = e.phase("learning from the flights")
 		err = strat.Observe(dist)
+		end()
 		o.GenerateS += e.since(t3)
 		if err != nil {
 			return nil, err
@@ -318,7 +331,10 @@ func (e *env) legStrategy(f gen.Frame, rules, feasible, valid func([]world.Box) 
 		}
 	}
 	if model == nil {
-		if model, err = cfg.Cache.Model(base); err != nil {
+		end := e.phase("training the surrogate")
+		model, err = cfg.Cache.Model(base)
+		end()
+		if err != nil {
 			return nil, nil, nil, 0, err
 		}
 	}

@@ -168,6 +168,10 @@ func Decode(name string, data []byte) (*Model, error) {
 	perr := func(field string, format string, args ...any) error {
 		return &ParseError{File: name, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{ErrModel}, args...)...)}
 	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		first, _, _ := bytes.Cut(t, []byte("\n"))
+		return nil, &ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: not a model file (a model is the JSON object surrogate train writes; this starts %.40q)", ErrModel, first)}
+	}
 	var f modelFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -183,7 +183,9 @@ func TestDecodeErrors(t *testing.T) {
 	for _, c := range []struct {
 		name, data, want string
 	}{
-		{"empty", "", "EOF"},
+		{"empty", "", "not a model file"},
+		{"a dataset", "test,l1,w1,x1\n0,1,2,3\n", `m.json:1: surrogate: bad model: not a model file (a model is the JSON object surrogate train writes; this starts "test,l1,w1,x1")`},
+		{"a list", "[1, 2]", "not a model file"},
 		{"syntax", "{\n\"format\": }", "m.json:2"},
 		{"format", strings.Replace(string(good), FormatVersion, "other/1", 1), "format"},
 		{"unknown field", strings.Replace(string(good), `"format"`, `"extra": 1, "format"`, 1), "unknown field"},
