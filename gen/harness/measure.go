@@ -83,7 +83,17 @@ func (e *env) report(o *Outcome, model *surrogate.Model) error {
 // 0.5-s bins.
 func scoredRun(r *run.Result) score.Run {
 	return score.Run{ClearanceM: clearanceOf(r), FlightTimeS: r.FlightTimeS, TimedOut: r.TimedOut,
-		Path: trace.Positions(trace.Resample(r.Trace, trace.AerialistPeriodS))}
+		Path: trace.Positions(resampled(r))}
+}
+
+// resampled is r's trajectory in Aerialist's 0.5-s bins: the judge's
+// (Result.Resampled), resampled here only for a result that lacks it (one
+// read back from a store or another process).
+func resampled(r *run.Result) []trace.Sample {
+	if r.Resampled != nil {
+		return r.Resampled
+	}
+	return trace.Resample(r.Trace, run.ResamplePeriodS)
 }
 
 // Measures computes the measures of a ranked generation: repeats holds the
@@ -226,7 +236,7 @@ func diverseOrder(o *Outcome) {
 	paths := make([][]geom.Vec3, len(close))
 	for k, i := range close {
 		if r := o.Tests[i].result; r != nil {
-			paths[k] = trace.Positions(trace.Resample(r.Trace, trace.AerialistPeriodS))
+			paths[k] = trace.Positions(resampled(r))
 		}
 	}
 	var ws dtw.Workspace
