@@ -93,9 +93,6 @@ func FuzzParseCSV(f *testing.F) {
 // On a hand-made reference whose PX4 distances rank like the boxes'
 // offsets from mission1's straight leg (3 tests), ρ is +1; reversed, −1.
 func TestEvaluateKnownRho(t *testing.T) {
-	if testing.Short() {
-		t.Skip("flies 6 missions")
-	}
 	for _, c := range []struct {
 		file string
 		rho  float64

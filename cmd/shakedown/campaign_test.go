@@ -25,26 +25,13 @@ import (
 	"github.com/shakedown-robotics/shakedown/store"
 )
 
-// envHelperArgs makes TestHelperShakedown run the CLI with these
-// arguments (separated by \x1f) in a child process.
-const envHelperArgs = "SHAKEDOWN_TEST_HELPER_ARGS"
-
-// TestHelperShakedown is not a test: it is the shakedown binary for the
-// tests that need one in a child process (to kill it, or signal it).
-func TestHelperShakedown(t *testing.T) {
-	args := os.Getenv(envHelperArgs)
-	if args == "" {
-		t.Skip("runs only as a child process of another test")
-	}
-	os.Exit(execute(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
-}
-
-// helper starts the CLI in a child process; its stderr is returned as a
-// stream.
+// helper starts the CLI in a child process (the test binary as the CLI,
+// see TestMain), for the tests that need to kill or signal it; its stderr
+// is returned as a stream.
 func helper(t *testing.T, args ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperShakedown$")
-	cmd.Env = append(os.Environ(), envHelperArgs+"="+strings.Join(args, "\x1f"))
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envAsCLI+"=1")
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -54,9 +54,6 @@ func (*discard) Write(p []byte) (int, error) { return len(p), nil }
 // verdicts row for row, for the good mower and for the seed's eol-2 mower
 // (blade torque unlimited), whose fault fails exactly its rows.
 func TestEOLMowerOverRosbridge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the mower at 5× real time for about 10 s each")
-	}
 	for _, variant := range []string{"", "eol-2"} {
 		t.Run("variant="+variant, func(t *testing.T) {
 			url := startSITLRosbridge(t, sitlFlags{vehicle: "mower", speed: 5, seed: 1, variant: variant})

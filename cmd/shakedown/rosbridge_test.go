@@ -88,9 +88,6 @@ type roslibRate struct {
 // profile rates, calls Trigger services, flies a follow-waypoints goal to
 // its result with feedback and cancels a second goal.
 func TestSITLRosbridgeRoslib(t *testing.T) {
-	if testing.Short() {
-		t.Skip("flies in real time for about 10 s")
-	}
 	node := needRoslib(t)
 	url := startSITLRosbridge(t, sitlFlags{vehicle: "quad", speed: 1, seed: 1, autopilot: "plain", rules: "2025"})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -5,7 +5,7 @@
 // (a missing browser, data that is not in the repository) cannot pass
 // unnoticed:
 //
-//	go test -json ./... | go run ./internal/testcheck -allow '^TestHelperShakedown$'
+//	go test -json ./... | go run ./internal/testcheck
 //
 // -allow is a regular expression of the test names that may skip: helpers
 // that run only as a child process of another test. Exit status: 0 when
