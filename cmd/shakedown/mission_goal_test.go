@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,44 +11,6 @@ import (
 	"github.com/shakedown-robotics/shakedown/mission"
 	"github.com/shakedown-robotics/shakedown/mission/client"
 )
-
-// TestMissionWatchIgnoresRecords: the status stream interleaves records,
-// goal feedback and results with the status; watch hands on only the
-// status events, even though a record's JSON also decodes as a status
-// (the false "IDLE pos unknown" lines of old), and copes with comments,
-// multi-line data and a missing space after the colon.
-func TestMissionWatchIgnoresRecords(t *testing.T) {
-	stream := "event: status\nid: 1\ndata: {\"state\":\"IDLE\",\"time_s\":0.5}\n\n" +
-		"event: record\ndata: {\"n\":1,\"time_s\":1.49,\"kind\":\"command\",\"state\":\"IDLE\",\"detail\":\"connect: accepted\"}\n\n" +
-		": a comment\n\n" +
-		"event: feedback\ndata: {\"time_s\":1.5,\"id\":1,\"state\":\"EXECUTING\"}\n\n" +
-		"event:status\nid: 2\ndata: {\"state\":\"CONNECTING\",\n" + "data: \"time_s\":1.6}\n\n" +
-		"event: result\ndata: {\"time_s\":1.7,\"id\":1,\"state\":\"SUCCEEDED\"}\n\n" +
-		"data: {\"state\":\"LANDED\"}\n\n" + // no event name: "message", not a status
-		"event: status\nid: 3\ndata: {\"state\":\"ARMING\",\"time_s\":2}\n\n"
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, stream)
-	}))
-	defer ts.Close()
-	c := client.New(ts.URL, "")
-	var got []string
-	err := c.Watch(context.Background(), func(st mission.Status, _ []byte) bool {
-		got = append(got, fmt.Sprintf("%s@%g", st.State, st.TimeS))
-		return true
-	})
-	if err == nil || !strings.Contains(err.Error(), "closed the status stream") {
-		t.Errorf("watch: %v; want the stream's end", err)
-	}
-	if want := "IDLE@0.5 CONNECTING@1.6 ARMING@2"; strings.Join(got, " ") != want {
-		t.Errorf("statuses: got %s; want %s", strings.Join(got, " "), want)
-	}
-	var names []string
-	_ = c.Events(context.Background(), func(ev client.Event) bool { names = append(names, ev.Name); return true })
-	if want := "status record feedback status result message status"; strings.Join(names, " ") != want {
-		t.Errorf("events: got %s; want %s", strings.Join(names, " "), want)
-	}
-}
 
 func TestMissionGoalCLI(t *testing.T) {
 	dir := t.TempDir()

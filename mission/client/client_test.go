@@ -43,6 +43,11 @@ func TestWatchIgnoresRecords(t *testing.T) {
 	if want := "IDLE@0.5 CONNECTING@1.6 ARMING@2"; strings.Join(got, " ") != want {
 		t.Errorf("statuses: got %s; want %s", strings.Join(got, " "), want)
 	}
+	var names []string
+	_ = c.Events(context.Background(), func(ev Event) bool { names = append(names, ev.Name); return true })
+	if want := "status record feedback status result message status"; strings.Join(names, " ") != want {
+		t.Errorf("events: got %s; want %s", strings.Join(names, " "), want)
+	}
 	st, err := c.WaitFor(context.Background(), func(st mission.Status) bool { return st.State == "CONNECTING" })
 	if err != nil || st.TimeS != 1.6 {
 		t.Errorf("WaitFor CONNECTING: got %s@%g, %v; want CONNECTING@1.6", st.State, st.TimeS, err)
