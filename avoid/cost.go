@@ -25,14 +25,14 @@ type candidate struct {
 // costMatrix holds the scratch of getCostMatrix so that a planning cycle
 // allocates nothing.
 type costMatrix struct {
-	other, dist [gridCells]float64
-	line, box   []float64
-	colNZ       []bool // padded columns with a nonzero cost here or 180° round
-	colNZRow    []bool // padded columns with a nonzero cost
-	rawColNZ    [GridZ]bool
-	anyDist     bool
-	dirty       []int32 // cells of dist that candidates set nonzero
-	terms       terms
+	dist      [gridCells]float64 // raw obstacle costs
+	line, box []float64
+	colNZ     []bool // padded columns with a nonzero cost here or 180° round
+	colNZRow  []bool // padded columns with a nonzero cost
+	rawColNZ  [GridZ]bool
+	anyDist   bool
+	dirty     []int32 // cells of dist that candidates set nonzero
+	terms     terms
 }
 
 // trig tables of the cell centres.
@@ -58,10 +58,11 @@ func init() {
 	}
 }
 
-// compute fills the total cost of every direction seen from position with
-// velocity vel toward goal, and with closest the point that the yaw-to-line
-// term pulls toward (getCostMatrix and costFunction of PX4-Avoidance's
-// planner_functions.cpp):
+// candidates returns the n cheapest directions seen from position with
+// velocity vel toward goal, cheapest first (getBestCandidatesFromCostMatrix;
+// among equal costs the earlier cell in row-major order wins). closest is
+// the point the yaw-to-line term pulls toward. The cost of a direction
+// (getCostMatrix and costFunction of PX4-Avoidance's planner_functions.cpp):
 //
 //	obstacle:  obstacleWeight·(1 + D/√(1+D²)), D = obstacleM − d, in cells
 //	           whose mean distance d > 0; then summed over a conic kernel of
@@ -75,28 +76,9 @@ func init() {
 //
 // Angles are in degrees. Away from the horizon the cells are evaluated every
 // round(1/cos e) columns and linearly interpolated in between, as there.
-// The planner itself calls candidates, which gives the same directions
-// without filling the whole matrix; compute is the matrix written out.
-func (m *costMatrix) compute(h *histogram, goal, position, vel, closest geom.Vec3, cp *costParams) {
-	t := &m.terms
-	t.set(h, goal, position, vel, closest, cp)
-	for ie := range GridE {
-		row := ie * GridZ
-		t.otherRow(ie, cp, m.other[row:row+GridZ])
-		distRow(h, ie, cp, m.dist[row:row+GridZ])
-	}
-	m.dirty = m.dirty[:0]
-	for k, v := range m.dist {
-		if v != 0 {
-			m.dirty = append(m.dirty, int32(k))
-		}
-	}
-	m.markDist()
-}
-
-// candidates returns the n cheapest directions seen from position, cheapest
-// first: what compute followed by best returns, without filling the whole
-// matrix. The raw obstacle costs are set only where the histogram has
+//
+// The whole matrix is never filled (written out, it is the tests'
+// reference): the raw obstacle costs are set only where the histogram has
 // points (the rows with stepped columns whole), and the other costs only in
 // the rows that can still hold a candidate: a row is skipped once a lower
 // bound of its other costs exceeds the n-th best total, since obstacle
@@ -331,21 +313,6 @@ func interpRow(row []float64, a, b, n int) {
 	}
 }
 
-// markDist notes which columns of the raw obstacle costs are nonzero.
-func (m *costMatrix) markDist() {
-	m.rawColNZ = [GridZ]bool{}
-	m.anyDist = false
-	for ie := range GridE {
-		row := m.dist[ie*GridZ : (ie+1)*GridZ]
-		for iz, v := range row {
-			if v != 0 {
-				m.rawColNZ[iz] = true
-				m.anyDist = true
-			}
-		}
-	}
-}
-
 // preparePad marks the columns that hold a nonzero obstacle cost, in
 // the padded column space of smoothPolarMatrix (azimuth wrapped by r on
 // each side, a column also counting as nonzero when its 180°-turned partner
@@ -439,68 +406,6 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 		}
 		dst[p-r] = s * norm
 	}
-}
-
-// smooth replaces the raw obstacle costs by their smoothed values
-// (smoothPolarMatrix), every row.
-func (m *costMatrix) smooth(r int) {
-	m.markDist()
-	if r <= 0 || !m.preparePad(r) {
-		return
-	}
-	var row [GridZ]float64
-	var out [gridCells]float64
-	for ie := range GridE {
-		m.smoothedRow(ie, r, row[:])
-		copy(out[ie*GridZ:], row[:])
-	}
-	m.dist = out
-}
-
-// best writes the n cheapest directions of the total cost (the other
-// costs plus the smoothed obstacle costs) into out, cheapest first
-// (getBestCandidatesFromCostMatrix; among equal costs the earlier cell in
-// row-major order wins). The smoothed obstacle costs are only computed for
-// the rows that can still hold a candidate: a row whose cheapest other cost
-// exceeds the n-th best total so far cannot, since obstacle costs are never
-// negative.
-func (m *costMatrix) best(n, r int, out []candidate) []candidate {
-	out = out[:0]
-	any := r > 0 && m.preparePad(r)
-	var lb [GridE]float64
-	var order [GridE]int
-	for ie := range GridE {
-		mn := math.Inf(1)
-		for _, v := range m.other[ie*GridZ : (ie+1)*GridZ] {
-			if v < mn {
-				mn = v
-			}
-		}
-		lb[ie] = mn
-		// Insertion into the order of increasing lower bound.
-		k := ie
-		for k > 0 && lb[order[k-1]] > mn {
-			order[k] = order[k-1]
-			k--
-		}
-		order[k] = ie
-	}
-	var other, row [GridZ]float64
-	for _, ie := range order {
-		if len(out) == n && lb[ie] > out[n-1].cost {
-			break
-		}
-		copy(other[:], m.other[ie*GridZ:(ie+1)*GridZ])
-		if any {
-			m.smoothedRow(ie, r, row[:])
-		} else if r <= 0 {
-			copy(row[:], m.dist[ie*GridZ:(ie+1)*GridZ])
-		} else {
-			row = [GridZ]float64{}
-		}
-		out = mergeRow(out, n, ie, &other, &row)
-	}
-	return out
 }
 
 // before orders candidates by cost, then by cell index.

@@ -47,7 +47,7 @@ func naiveSmooth(in *[gridCells]float64, r int) [gridCells]float64 {
 func TestSmoothMatchesConicKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 5 {
-		var m costMatrix
+		var m denseMatrix
 		for k := range m.dist {
 			if rng.Float64() < 0.1 {
 				m.dist[k] = 10000 * rng.Float64()
@@ -88,7 +88,8 @@ func TestCandidatesMatchWholeMatrix(t *testing.T) {
 	cfg := DefaultConfig()
 	cp := costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
 		obstacleWeight: cfg.ObstacleWeight, smoothR: 7, minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM}
-	var sparse, dense costMatrix
+	var sparse costMatrix
+	var dense denseMatrix
 	for trial := range 300 {
 		var h histogram
 		for range rng.IntN(120) {

@@ -60,7 +60,7 @@ func TestCostFunctionByHand(t *testing.T) {
 	var h histogram
 	ahead := 15*GridZ + 30 // row e 0…6°, column z 0…6°
 	h.set(ahead, 4)
-	var m costMatrix
+	var m denseMatrix
 	pos := geom.Vec3{Z: -10}
 	goal := geom.Vec3{X: 10, Z: -10}
 	cp := DefaultConfig()
