@@ -41,6 +41,7 @@ type scoreFlags struct {
 	timeout   float64
 	out       string
 	details   bool
+	infeas    bool
 	jobs      int
 	exec      execFlags
 }
@@ -58,8 +59,10 @@ missions: the shape of the surrogate-assisted testing paper's Tables III–V.
 Each evaluated test is flown --runs times on the embedded simulator, or read
 from real PX4 logs (.ulg) or Shakedown results (trajectory.csv, result.json)
 with --logs. Only the obstacles of a test file are used; every test flies the
---mission. A test that cannot be read or breaks the edition's obstacle rules
-is scored as invalid (0 points) and named in the output.
+--mission. A test that cannot be read, breaks the edition's obstacle rules, or
+cannot be flown without a violation (lint's infeasible: a footprint by a
+waypoint, a wall across a leg) is scored as invalid (0 points) and named in
+the output; --score-infeasible flies and scores the infeasible ones.
 
 With several --mission flags each suite folder holds one sub-folder per
 mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
@@ -90,6 +93,7 @@ mission, named after it (gen/mission2/test_0.yaml …). Exit status: 0 scored,
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` before a flight is stopped (a timed-out run scores 0)")
 	fl.StringVar(&f.out, "out", "", "write every simulated run to `DIR`/<tool>/<mission>/<test>/run_<k>/ (trajectory.csv, result.json); --logs reads it back")
 	fl.BoolVar(&f.details, "details", false, "also print each evaluated test's runs and score")
+	fl.BoolVar(&f.infeas, "score-infeasible", false, "fly and score tests lint calls infeasible instead of counting them invalid")
 	fl.IntVar(&f.jobs, "workers", 0, "simulations run at once with --executor local; 0 = one per CPU")
 	aliasFlags(cmd, map[string]string{"jobs": "workers"})
 	addExecFlags(fl, &f.exec)
@@ -192,7 +196,7 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 	for t, d := range dirs {
 		data[t] = make([]*suite.Suite, len(missions))
 		for m, cs := range missions {
-			sd, err := suite.Read(d, cs, len(missions) == 1, rules, stderr, tools[t])
+			sd, err := suite.Read(d, cs, suite.ReadOptions{Single: len(missions) == 1, Rules: rules, ScoreInfeasible: f.infeas}, stderr, tools[t])
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ type scoreFlagsJSON struct {
 
 func scoreFlagsRun(t *testing.T, args ...string) scoreFlagsJSON {
 	t.Helper()
-	args = append([]string{"score", "--json", "--mission", "mission2", "--logs", scoreData + "/logs"}, args...)
+	args = append([]string{"score", "--json", "--mission", "mission2", "--score-infeasible", "--logs", scoreData + "/logs"}, args...)
 	code, out, errOut := sh(t, append(args, scoreData+"/gen-a", scoreData+"/gen-b")...)
 	if code != 0 {
 		t.Fatalf("score %v: exit %d; stderr %s", args, code, errOut)

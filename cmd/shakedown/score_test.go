@@ -98,8 +98,13 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 //
 // 2025 diversity: gen-a's footprint unions (60 and 112 m²) share 10 m²:
 // 1 − 10/162; gen-b's (60 and 80 m²) share 24 m²: 1 − 24/116.
+//
+// gen-a test_1's boxes leave a 2-m gap across leg 2 in its 15-m corridor:
+// no way through keeps 1.5 m, so the test is infeasible and, by default,
+// invalid (TestScoreInfeasible); these known answers score it
+// (--score-infeasible) to exercise the formulas on more tests.
 func TestScoreFromLogs(t *testing.T) {
-	r := scoreRun(t, "--rules", "2025", "--mission", "mission2", "--logs", scoreData+"/logs", scoreData+"/gen-a", scoreData+"/gen-b")
+	r := scoreRun(t, "--rules", "2025", "--mission", "mission2", "--score-infeasible", "--logs", scoreData+"/logs", scoreData+"/gen-a", scoreData+"/gen-b")
 	if r.Source != "logs" || len(r.Table.Tools) != 2 || r.Table.Tools[0] != "gen-a" || r.Table.Missions[0] != "mission2" {
 		t.Fatalf("table header %+v", r.Table)
 	}
@@ -130,8 +135,25 @@ func TestScoreFromLogs(t *testing.T) {
 	}
 }
 
+// TestScoreInfeasible: by default gen-a test_1 (a wall across leg 2) is
+// invalid, as lint says: 0 points, named with the reason, and gen-a's
+// failure score is test_0's alone.
+func TestScoreInfeasible(t *testing.T) {
+	r := scoreRun(t, "--rules", "2025", "--mission", "mission2", "--logs", scoreData+"/logs", scoreData+"/gen-a", scoreData+"/gen-b")
+	if a := r.Table.Cells[0][0]; !near(a.Score, 1.875) || a.Invalid != 2 {
+		t.Errorf("gen-a %+v; want score 1.875 (test_0 only), 2 invalid", a)
+	}
+	found := false
+	for _, iv := range r.Invalid {
+		found = found || iv.Tool+"/"+iv.Test == "gen-a/test_1.yaml" && strings.Contains(iv.Reason, "infeasible (wall)")
+	}
+	if !found {
+		t.Errorf("invalid tests %+v; want gen-a/test_1.yaml, infeasible (wall)", r.Invalid)
+	}
+}
+
 // TestScoreGolden renders the Markdown tables of the three editions from
-// the hand-made runs.
+// the hand-made runs (gen-a test_1 counted invalid as infeasible).
 func TestScoreGolden(t *testing.T) {
 	for _, rules := range []string{"2024", "2025", "2026"} {
 		t.Run(rules, func(t *testing.T) {

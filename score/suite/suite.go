@@ -129,8 +129,31 @@ func TestFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
+// ReadOptions says how Read reads a suite.
+type ReadOptions struct {
+	// Single: dir holds the tests themselves, not one folder per mission.
+	Single bool
+	// Rules are the edition's obstacle rules; a test that breaks them is
+	// invalid.
+	Rules scenario.Rules
+	// CorridorM is how far either side of a leg the vehicle may go round a
+	// wall (scenario.Feasibility.CorridorM); 0 = DefaultCorridorM.
+	CorridorM float64
+	// ScoreInfeasible flies and scores a test whose mission cannot be
+	// flown without a violation (scenario.Feasibility), with a warning.
+	// By default such a test is invalid, as the competition counts it
+	// and as lint says: it keeps its place and scores 0.
+	ScoreInfeasible bool
+}
+
 // Read reads the tests of one tool for one mission.
-func Read(dir string, mission *scenario.CaseStudy, single bool, rules scenario.Rules, warn io.Writer, tool string) (*Suite, error) {
+func Read(dir string, mission *scenario.CaseStudy, opt ReadOptions, warn io.Writer, tool string) (*Suite, error) {
+	single, rules := opt.Single, opt.Rules
+	corridor := opt.CorridorM
+	if corridor == 0 {
+		corridor = DefaultCorridorM
+	}
+	feas := scenario.Feasibility{AccRadM: mission.Params["NAV_ACC_RAD"], CorridorM: corridor}
 	folder, err := Folder(dir, mission.Name, single)
 	if err != nil {
 		return nil, err
@@ -156,8 +179,17 @@ func Read(dir string, mission *scenario.CaseStudy, single bool, rules scenario.R
 			if err := rules.CheckCaseStudy(cs); err != nil {
 				t.Invalid = err.Error()
 			}
-			for _, fd := range (scenario.Feasibility{AccRadM: mission.Params["NAV_ACC_RAD"]}).Check(mission.Mission, cs.Obstacles) {
-				fmt.Fprintf(warn, "shakedown: %s/%s: %s is infeasible (%s): %s; the competition counts it invalid\n", tool, mission.Name, name, fd.Kind, fd.Msg)
+			if fds := feas.Check(mission.Mission, cs.Obstacles); len(fds) > 0 {
+				what := "counted invalid (0 points; --score-infeasible scores it)"
+				if opt.ScoreInfeasible {
+					what = "scored anyway (--score-infeasible); the competition counts it invalid"
+				}
+				for _, fd := range fds {
+					fmt.Fprintf(warn, "shakedown: %s/%s: %s is infeasible (%s): %s; %s\n", tool, mission.Name, name, fd.Kind, fd.Msg, what)
+				}
+				if fd := fds[0]; !opt.ScoreInfeasible && t.Invalid == "" {
+					t.Invalid = fmt.Sprintf("%s: infeasible (%s): %s", p, fd.Kind, fd.Msg)
+				}
 			}
 			if other != "" && !warned {
 				fmt.Fprintf(warn, "shakedown: %s/%s: %s names the mission %s, not %s; every test is scored on %s\n",

@@ -159,7 +159,7 @@ func TestLoadSuiteNamesLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "test_0.yaml"), []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sd, err := Read(dir, m2, true, scenario.DefaultRules, io.Discard, "gen")
+	sd, err := Read(dir, m2, ReadOptions{Single: true, Rules: scenario.DefaultRules}, io.Discard, "gen")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,23 +169,38 @@ func TestLoadSuiteNamesLine(t *testing.T) {
 	}
 }
 
-// Read warns about a test mission2 cannot be flown through (a box on its
-// landing point), naming the test and the finding, and not about the rest.
+// Read warns about a test mission2 cannot be flown through (a wall of
+// three boxes with 1-m gaps across its second leg, within the rules
+// otherwise), naming the test and the finding, and not about the rest.
 func TestReadWarnsInfeasible(t *testing.T) {
 	dir := t.TempDir()
 	m2, _ := scenario.Builtin("mission2")
-	land := m2.Mission.Path()[len(m2.Mission.Path())-1]
-	for i, b := range []world.Box{{L: 4, W: 4, H: 20, X: 10, Y: 25}, {L: 4, W: 4, H: 20, X: land.X, Y: land.Y}} {
+	wall := []world.Box{{L: 14, W: 2, H: 20, X: -15, Y: 25}, {L: 14, W: 2, H: 20, X: 0, Y: 25}, {L: 14, W: 2, H: 20, X: 15, Y: 25}}
+	for i, b := range [][]world.Box{{{L: 4, W: 4, H: 20, X: 10, Y: 25}}, wall} {
 		c := *m2
-		c.Obstacles = []world.Box{b}
+		c.Obstacles = b
 		y, _ := scenario.EncodeCaseStudy(&c, "mission2.plan")
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("test_%d.yaml", i)), y, 0o644)
 	}
 	var warn strings.Builder
-	if _, err := Read(dir, m2, true, scenario.DefaultRules, &warn, "tool"); err != nil {
+	sd, err := Read(dir, m2, ReadOptions{Single: true, Rules: scenario.DefaultRules}, &warn, "tool")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := warn.String(); !strings.Contains(got, "test_1.yaml is infeasible (near-waypoint)") || strings.Contains(got, "test_0") {
-		t.Errorf("warnings %q; want test_1 near the landing point only", got)
+	if got := warn.String(); !strings.Contains(got, "test_1.yaml is infeasible (wall)") || strings.Contains(got, "test_0") {
+		t.Errorf("warnings %q; want test_1's wall only", got)
+	}
+	// As lint says, the infeasible test is invalid (0 points), the other not;
+	// with ScoreInfeasible both are flown.
+	if sd.Tests[0].Test.Invalid != "" || !strings.Contains(sd.Tests[1].Test.Invalid, "test_1.yaml: infeasible (wall)") {
+		t.Errorf("invalid reasons %q, %q; want test_1 infeasible only", sd.Tests[0].Test.Invalid, sd.Tests[1].Test.Invalid)
+	}
+	warn.Reset()
+	sd, err = Read(dir, m2, ReadOptions{Single: true, Rules: scenario.DefaultRules, ScoreInfeasible: true}, &warn, "tool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.Tests[1].Test.Invalid != "" || !strings.Contains(warn.String(), "scored anyway") {
+		t.Errorf("with ScoreInfeasible: invalid %q, warnings %q; want it flown, with a warning", sd.Tests[1].Test.Invalid, warn.String())
 	}
 }
