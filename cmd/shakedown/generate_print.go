@@ -47,9 +47,9 @@ func printGenReport(w io.Writer, o *harness.Outcome) {
 		}
 		return fmt.Sprintf("%.2f m", v)
 	}
-	fmt.Fprintf(w, "| mission | strategy | budget | critical | timed out | hit rate | precision first 20 (%d runs) | precision best 20 | surrogate precision | RMSE generated | RMSE validation | input diversity first 20 | output diversity first 20 |\n", r.Runs)
-	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f |\n", o.Mission, o.Strategy, o.Budget, o.Critical, o.TimedOut,
+	fmt.Fprintf(w, "| mission | strategy | budget | critical | timed out | hit rate | precision first 20 (%d runs) | precision best 20 | surrogate precision | RMSE generated | RMSE validation | input diversity first 20 | output diversity first 20 | critical on several legs |\n", r.Runs)
+	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %d |\n", o.Mission, o.Strategy, o.Budget, o.Critical, o.TimedOut,
 		pct(harness.OptFloat(r.HitRate)), pct(r.First20.Precision), pct(r.Best20.Precision), pct(r.SurrogatePrecision), m(r.RMSE), m(r.ValidationRMSE),
-		r.First20.InputDiversity, r.First20.OutputDiversity)
+		r.First20.InputDiversity, r.First20.OutputDiversity, r.MultiLeg)
 }

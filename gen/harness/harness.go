@@ -14,6 +14,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/trace"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -34,6 +35,10 @@ type Test struct {
 	// Repeats are the clearances of the repeated flights of a written test
 	// (Config.Report).
 	Repeats []float64 `json:"repeats_m,omitempty"`
+	// CriticalLegs are the legs (1-based, mission order) beside which the
+	// flight came closer than 1.5 m (gen.LegClearances); none for a flight
+	// that timed out.
+	CriticalLegs []int `json:"critical_legs,omitempty"`
 
 	result *run.Result // the flight; its trace is kept for the written tests only
 }
@@ -64,6 +69,9 @@ type Report struct {
 	// polygon unions); InputDiversityAll over every flown test's.
 	InputDiversity    float64 `json:"input_diversity"`
 	InputDiversityAll float64 `json:"input_diversity_all"`
+	// MultiLeg counts the critical flights that came closer than 1.5 m
+	// beside more than one leg (Test.CriticalLegs).
+	MultiLeg int `json:"critical_on_several_legs"`
 }
 
 // Population is one evaluated population of a generation's written tests.
@@ -259,6 +267,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			dist[i] = clearanceOf(r)
 			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: dist[i], Verdict: r.Verdict, Leg: legOf(o, props[i]),
 				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
+			if !r.TimedOut && dist[i] < run.CriticalM {
+				t.CriticalLegs = gen.CriticalLegs(gen.LegClearances(cs.Mission.Path(), t.Obstacles, trace.Positions(resampled(r))), run.CriticalM)
+			}
 			if r.TimedOut {
 				// The strategy learns that the test found nothing.
 				dist[i] = math.Max(dist[i], run.CriticalM)

@@ -245,6 +245,9 @@ func TestRunBaselines(t *testing.T) {
 				if tc.Predicted != nil {
 					t.Errorf("test %d predicted", i)
 				}
+				if tc.critical() != (len(tc.CriticalLegs) > 0) {
+					t.Errorf("test %d: critical %v, critical legs %v", i, tc.critical(), tc.CriticalLegs)
+				}
 			}
 			if !math.IsNaN(float64(o.Report.RMSE)) || !math.IsNaN(float64(o.Report.ValidationRMSE)) {
 				t.Errorf("RMSE %v, %v; want none", o.Report.RMSE, o.Report.ValidationRMSE)
@@ -445,6 +448,12 @@ func TestMeasures(t *testing.T) {
 		if k == 0 {
 			tc.Predicted = p(0.3) // predicted critical, confirmed; error 0.2
 		}
+		switch k {
+		case 3:
+			tc.CriticalLegs = []int{2, 3} // critical beside two legs
+		case 4:
+			tc.CriticalLegs = []int{2}
+		}
 		o.Tests = append(o.Tests, tc)
 	}
 	o.Tests = append(o.Tests,
@@ -478,6 +487,9 @@ func TestMeasures(t *testing.T) {
 	r, err := Measures(o, nil, 3, repeats)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.MultiLeg != 1 {
+		t.Errorf("critical on several legs %d; want 1", r.MultiLeg)
 	}
 	if r.HitRate != 25.0/29 || r.RepeatsTimedOut != 5 {
 		t.Errorf("hit rate %v, timed-out re-flights %d; want 25/29, 5", r.HitRate, r.RepeatsTimedOut)

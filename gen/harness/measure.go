@@ -152,6 +152,9 @@ func Measures(o *Outcome, model *surrogate.Model, runs int, repeats map[int][]sc
 	}
 	var written, all [][]world.Box
 	for _, t := range o.Tests {
+		if len(t.CriticalLegs) > 1 {
+			r.MultiLeg++
+		}
 		all = append(all, t.Obstacles)
 		if t.Rank >= 0 {
 			written = append(written, t.Obstacles)
