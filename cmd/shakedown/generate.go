@@ -87,7 +87,8 @@ simulator (one probe flight), as are the trained models.
 measures: hit rate (critical flights / simulations; a flight stopped at the
 --timeout is never critical and is counted apart), precision of both
 populations (mean distance of the re-flights < 1.5 m), surrogate RMSE on
-the generated tests, input (Eq. 9–11) and output (Eq. 12–13) diversity.
+the generated tests, input (Eq. 9–11) and output (Eq. 12–13) diversity,
+and the tests critical beside more than one leg.
 Every test is feasible: no footprint within 1.5 m of the take-off point, a
 waypoint or the landing point, and no wall closing a leg (scenario lint's
 rules, with the waypoint margin widened from 1 m to 1.5 m).`,
