@@ -113,6 +113,14 @@ func TestCheckSuiteDirs(t *testing.T) {
 	writeSuite(t, filepath.Join(parent, "01-02-03-04-05"), map[string]string{"test_0.yaml": lintYAML([6]float64{5, 5, 20, 10, 25, 0})})
 	writeSuite(t, filepath.Join(parent, "01-02-03-09-09"), map[string]string{"test_0.yaml": lintYAML([6]float64{5, 5, 20, 10, 25, 0})})
 	file := filepath.Join(one, "test_0.yaml")
+	// A --mission layout: tests for mission2, none for mission4 (a
+	// generator that found nothing there), and a layout empty on both.
+	some := filepath.Join(root, "some")
+	writeSuite(t, filepath.Join(some, "mission2"), map[string]string{"test_0.yaml": lintYAML([6]float64{5, 5, 20, 10, 25, 0})})
+	os.MkdirAll(filepath.Join(some, "mission4"), 0o755)
+	none := filepath.Join(root, "none")
+	os.MkdirAll(filepath.Join(none, "mission2"), 0o755)
+	os.MkdirAll(filepath.Join(none, "mission4"), 0o755)
 	for _, c := range []struct {
 		name     string
 		dirs     []string
@@ -127,6 +135,8 @@ func TestCheckSuiteDirs(t *testing.T) {
 		{"a file", []string{file}, []string{"mission2"}, "not a folder"},
 		{"missing", []string{filepath.Join(root, "nope")}, []string{"mission2"}, "no such file"},
 		{"missing mission folder", []string{one}, []string{"mission2", "mission4"}, "no folder"},
+		{"empty on one mission of two", []string{some}, []string{"mission2", "mission4"}, ""},
+		{"empty on every mission", []string{none}, []string{"mission2", "mission4"}, "the suite for mission2 is empty"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := suite.CheckDirs(c.dirs, c.missions)

@@ -33,6 +33,8 @@ func LoadMissions(specs []string) ([]*scenario.CaseStudy, []string, error) {
 // under two spellings), and for every mission a suite folder with no
 // test_*.yaml, saying whether it holds sub-folders of suites (the parent
 // folder generate writes, or a --mission layout given without --mission).
+// With several missions, a suite empty on some of them but not all is
+// accepted: its tool found nothing there and scores 0.
 func CheckDirs(dirs, missions []string) error {
 	seen := map[string]string{}
 	for _, d := range dirs {
@@ -56,6 +58,8 @@ func CheckDirs(dirs, missions []string) error {
 		seen[abs] = d
 	}
 	for _, d := range dirs {
+		var empty error // the first mission whose suite is empty
+		nonEmpty := false
 		for _, m := range missions {
 			folder, err := Folder(d, m, len(missions) == 1)
 			if err != nil {
@@ -66,6 +70,7 @@ func CheckDirs(dirs, missions []string) error {
 				return err
 			}
 			if len(files) > 0 {
+				nonEmpty = true
 				continue
 			}
 			subs := suiteSubfolders(folder)
@@ -76,7 +81,14 @@ func CheckDirs(dirs, missions []string) error {
 			case len(subs) > 0:
 				return fmt.Errorf("%s holds no test_*.yaml but %d sub-folders of tests (%s): pass the suites inside it", folder, len(subs), listSome(subs))
 			}
-			return fmt.Errorf("%s: no test_*.yaml: the suite for %s is empty", folder, m)
+			if empty == nil {
+				empty = fmt.Errorf("%s: no test_*.yaml: the suite for %s is empty", folder, m)
+			}
+		}
+		// A tool that found nothing on one mission of several scores 0
+		// there (Read warns); a suite empty on every mission is a mistake.
+		if !nonEmpty && empty != nil {
+			return empty
 		}
 	}
 	return nil
