@@ -64,7 +64,7 @@ func TestApplyParams(t *testing.T) {
 		{"none", nil, func(*autopilot.Config) {}, nil},
 		{"acceptance radius", map[string]float64{"NAV_ACC_RAD": 0.5}, func(c *autopilot.Config) { c.AccRadM = 0.5 }, nil},
 		{"yaw error in degrees", map[string]float64{"MIS_YAW_ERR": 20}, func(c *autopilot.Config) { c.YawErrRad = rad(20) }, nil},
-		{"yaw rate in degrees", map[string]float64{"MPC_YAWRAUTO_MAX": 45}, func(c *autopilot.Config) { c.YawRateMax = rad(45) }, nil},
+		{"yaw rate in degrees", map[string]float64{"MPC_YAWRAUTO_MAX": 60}, func(c *autopilot.Config) { c.YawRateMax = rad(60) }, nil},
 		{"tilt in degrees", map[string]float64{"MPC_TILTMAX_AIR": 30}, func(c *autopilot.Config) { c.Gains.TiltMaxRad = rad(30) }, nil},
 		{"yaw mode 0 faces the waypoint", map[string]float64{"MPC_YAW_MODE": 0}, func(c *autopilot.Config) { c.YawToWP = true }, nil},
 		// 5 is "yaw fixed" (PX4 ≥ v1.15).
@@ -92,6 +92,29 @@ func TestApplyParams(t *testing.T) {
 				t.Errorf("ignored: got %q; want %q", ignored, tt.wantIgnored)
 			}
 		})
+	}
+}
+
+// DefaultConfig carries PX4 v1.12's own defaults where the competition's
+// airframe (1015_iris_obs_avoid: COM_OBS_AVOID 1, MPC_XY_CRUISE 5 over
+// 10016_iris) and Aerialist's mission parameters leave them alone.
+// MPC_YAWRAUTO_MAX is 45 °/s in mc_pos_control_params.c of v1.12 (later
+// releases keep it); the avoider's heading turns no faster
+// (FlightTaskAuto::_limitYawRate).
+func TestDefaultConfigPX4v112(t *testing.T) {
+	c := autopilot.DefaultConfig()
+	for _, tt := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"MPC_XY_CRUISE", c.CruiseMS, 5},
+		{"MPC_ACC_HOR", c.AccHorMS2, 3},
+		{"MPC_JERK_AUTO", c.JerkAutoMS3, 4},
+		{"MPC_YAWRAUTO_MAX", c.YawRateMax, rad(45)},
+	} {
+		if math.Abs(tt.got-tt.want) > 1e-12 {
+			t.Errorf("%s: got %v; want %v", tt.name, tt.got, tt.want)
+		}
 	}
 }
 

@@ -76,7 +76,7 @@ func DefaultConfig() Config {
 		Gains:    control.DefaultGains(),
 		CruiseMS: 5, AccHorMS2: 3, JerkAutoMS3: 4, ZVelUpMS: 3, ZVelDnMS: 1.5, AccUpMS2: 4, AccDnMS2: 3,
 		XYErrMaxM: 2, TakeoffMS: 1.5, TakeoffAltM: 2.5, LandMS: 0.7, LandAlt1M: 10, LandAlt2M: 5,
-		AccRadM: 10, AltRadM: 0.8, YawToWP: true, YawErrRad: rad(12), YawRateMax: rad(60),
+		AccRadM: 10, AltRadM: 0.8, YawToWP: true, YawErrRad: rad(12), YawRateMax: rad(45),
 		SpoolUpS: 1, DisarmLandS: 2, DisarmPreS: 10, OffboardLoss: 1, OffboardAct: ActionHold,
 		RTLAltM: 60, RTLDescendM: 30, IdleThrust: 0.05,
 		LandZVelMax: 0.25, LandXYVelMax: 1.5, LandRotMax: rad(20), LandTrigS: 1,
