@@ -62,8 +62,9 @@ into <out>/flightlogs.
 
 Exit status: 0 all tests passed, 1 some test came closer than 1.5 m or
 collided, 2 bad input.`,
-		Example: `  shakedown run generated/test_0.yaml generated/test_1.yaml --runs 3 --out results
-  shakedown run ../shared/data/competition/mission2.yaml --json`,
+		Example: `  shakedown run generated_tests/*/test_*.yaml --runs 3 --out results
+  shakedown run scenario/competition/mission2.yaml --json
+  shakedown run scenario/competition/mission2.yaml --runs 2 --record=flightlogs`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.warn = cmd.ErrOrStderr()
