@@ -208,7 +208,7 @@ func generate(ctx context.Context, stderr io.Writer, arg string, budget int, f g
 		}
 	}
 	if f.data != "" {
-		if cfg.Data, err = readDataset(f.data, ""); err != nil {
+		if cfg.Data, err = readDataset(stderr, f.data, ""); err != nil {
 			return nil, err
 		}
 	}
