@@ -42,7 +42,9 @@ initialisation. Prints the training and validation errors and writes the model
 
 --mission maps the dataset's obstacles (competition frame) into that mission's
 canonical frame first; without it the features are used as they are (a
-dataset of the canonical mission is already canonical).`,
+dataset of the canonical mission is already canonical). The dataset's first
+line names its frame ("# frame: mission2"); a mission's dataset used
+without its --mission, or with another, gets a warning on stderr.`,
 		Example: `  shakedown dataset canonical --n 2716 --seed 1 --out canonical.csv
   shakedown surrogate train canonical.csv --out model.json`,
 		Args: exactArgs(1),
