@@ -66,7 +66,7 @@ the run's directory, <out>/<YYYY-MM-DD_HH-MM-SS>/flightlogs.
 
 Exit status: 0 every test passed, 1 a test failed, 2 bad input.`,
 		Example: `  shakedown bench --num-robots 1 --trajectory-types Circle
-  shakedown bench --tracker airstack --stress-iterations 10 --num-robots 1 --out results
+  shakedown bench --tracker airstack --stress-iterations 10 --num-robots 1 --out results/airstack
   shakedown bench --trajectory-param radius=15 --trajectory-param Line.velocity=3 -k "not Figure8"
   shakedown bench -m takeoff_hover_land --takeoff-velocities 0.5,1,2
   shakedown bench --num-robots 1 --trajectory-types Line --record`,

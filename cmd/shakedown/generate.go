@@ -203,7 +203,7 @@ func generate(ctx context.Context, stderr io.Writer, arg string, budget int, f g
 	}
 	cfg.CaseStudy = cs
 	if f.model != "" {
-		if cfg.Model, err = readModel(f.model); err != nil {
+		if cfg.Model, err = readModel("--model", f.model); err != nil {
 			return nil, err
 		}
 	}

@@ -103,11 +103,15 @@ func readDataset(stderr io.Writer, path, mission string) (surrogate.Dataset, err
 	return harness.ToCanonical(d, cs)
 }
 
-// readModel reads a model file.
-func readModel(path string) (*surrogate.Model, error) {
+// readModel reads a model file; what names it in errors: "--model", or
+// "" for an argument (the error names the file).
+func readModel(what, path string) (*surrogate.Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--model: %w", err)
+		if what == "" {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return surrogate.Decode(path, data)
 }
@@ -153,7 +157,7 @@ type evalResult struct {
 }
 
 func surrogateEval(stdout, stderr io.Writer, modelPath, dataPath string, f surrogateFlags) error {
-	m, err := readModel(modelPath)
+	m, err := readModel("", modelPath)
 	if err != nil {
 		return err
 	}
