@@ -54,7 +54,7 @@ func exampleWords(line string) []string {
 func TestExampleWords(t *testing.T) {
 	for line, want := range map[string]string{
 		`shakedown bench -k "not Figure8" --out x   # a comment`: "shakedown|bench|-k|not Figure8|--out|x",
-		`shakedown mission send '{"event":"goto","x":4}'`:       `shakedown|mission|send|{"event":"goto","x":4}`,
+		`shakedown mission send '{"event":"goto","x":4}'`:        `shakedown|mission|send|{"event":"goto","x":4}`,
 		`shakedown campaign export --db runs.db > runs.csv`:      "shakedown|campaign|export|--db|runs.db",
 		`shakedown sitl --gcs "" --obstacle 1,2`:                 "shakedown|sitl|--gcs||--obstacle|1,2",
 	} {

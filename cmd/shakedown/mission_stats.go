@@ -34,9 +34,9 @@ Prints a table, or --json, or --csv; --out DIR writes mission_stats.json and
 mission_stats.csv (atomically). A line that cannot be read stops the
 command with its file and line number (exit 2) and writes nothing; only the
 last line of a state log still being written is skipped.`,
-		Example: `  shakedown mission smoke --record-dir flights --state-log flights/state.jsonl
-  shakedown mission stats flights/state.jsonl
-  shakedown mission stats flights/flight_events.csv --json
+		Example: `  shakedown mission smoke --record-dir smoke-box --state-log smoke.jsonl
+  shakedown mission stats smoke.jsonl
+  shakedown mission stats smoke-box/flight_events.csv --json
   shakedown mission stats state.jsonl.1 state.jsonl --out eval/   # a rotated state log, oldest part first`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
