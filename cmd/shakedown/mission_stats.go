@@ -70,10 +70,15 @@ last line of a state log still being written is skipped.`,
 				return err
 			}
 			if outDir != "" {
-				for name, data := range map[string][]byte{"mission_stats.json": js, "mission_stats.csv": csvBuf.Bytes()} {
-					if err := server.WriteAtomic(filepath.Join(outDir, name), data); err != nil {
+				for _, f := range []struct {
+					name string
+					data []byte
+				}{{"mission_stats.json", js}, {"mission_stats.csv", csvBuf.Bytes()}} {
+					p := filepath.Join(outDir, f.name)
+					if err := server.WriteAtomic(p, f.data); err != nil {
 						return err
 					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", p) // stdout is the table
 				}
 			}
 			out := cmd.OutOrStdout()
