@@ -1,9 +1,10 @@
 // Package report turns a results directory (of bench, run, fly, eol,
-// generate or score --out) into one self-contained HTML page: a summary table, every plot
-// embedded (PNG and SVG as data URIs, shown as images: an SVG's scripts
-// never run), pass and fail at a glance, and
-// links between each test and its plot. The page loads nothing from
-// anywhere, so CI can archive it.
+// generate or score --out) into one self-contained HTML page: a summary
+// table, every plot embedded (PNG and SVG as data URIs, shown as images:
+// an SVG's scripts never run), pass and fail at a glance, each test's plot
+// directly under its row (run, generate, fly) or its section linked from
+// the row (bench). The page loads nothing from anywhere, so CI can archive
+// it.
 package report
 
 import (
