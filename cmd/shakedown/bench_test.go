@@ -32,7 +32,7 @@ func TestBenchBadInput(t *testing.T) {
 		{"bad iterations", []string{"--stress-iterations", "0"}, "--stress-iterations"},
 		{"bad keyword", []string{"-k", "Circle and"}, "-k"},
 		{"nothing selected", []string{"-k", "Spiral"}, "no test selected"},
-		{"stray argument", []string{"Circle"}, "unknown command"},
+		{"stray argument", []string{"Circle"}, `unexpected argument "Circle": shakedown bench takes none`},
 		{"other simulator", []string{"--sim", "isaacsim"}, "isaacsim"},
 	}
 	for _, c := range cases {

@@ -174,6 +174,16 @@ func (r *run) wait(step string, pred func(mission.Status) bool) (mission.Status,
 	return st, nil
 }
 
+// waitTaken waits until the vehicle took a new mission's first waypoint
+// (its goal is then EXECUTING). A command sent before raced the goal's
+// feedback, and the black box held one event more or less from run to run.
+func (r *run) waitTaken(step string) error {
+	_, err := r.wait(step, func(st mission.Status) bool {
+		return st.MissionQueue.State == "RUNNING" && st.Target != nil && !st.CommandPending
+	})
+	return err
+}
+
 func settled(state string) func(mission.Status) bool {
 	return func(st mission.Status) bool { return st.State == state && !st.CommandPending }
 }
@@ -324,6 +334,9 @@ func (r *run) flight(recordDir string) error {
 	if err := r.do("second mission", "/v1/command", strings.ReplaceAll(missionBody, `"x":`, `"x":-`)); err != nil {
 		return err
 	}
+	if err := r.waitTaken("second mission"); err != nil {
+		return err
+	}
 	if _, err := r.c.Post(r.ctx, "/v1/command", []byte(missionBody)); !errors.As(err, &he) || he.Reply.Code != mission.CodeQueueBusy {
 		return r.check("mission refused while running", false, "%v", err)
 	}
@@ -344,6 +357,9 @@ func (r *run) flight(recordDir string) error {
 
 	// a third mission, pre-empted by return-home, pre-empted by a landing
 	if err := r.do("third mission", "/v1/command", missionBody); err != nil {
+		return err
+	}
+	if err := r.waitTaken("third mission"); err != nil {
 		return err
 	}
 	if err := r.do("return-home", "/v1/return_home", ""); err != nil {
