@@ -1,9 +1,10 @@
 // Package report turns a results directory (of bench, run, fly, eol,
-// generate or score --out) into one self-contained HTML page: a summary table, every plot
-// embedded (PNG and SVG as data URIs, shown as images: an SVG's scripts
-// never run), pass and fail at a glance, and
-// links between each test and its plot. The page loads nothing from
-// anywhere, so CI can archive it.
+// generate or score --out) into one self-contained HTML page: a summary
+// table, every plot embedded (PNG and SVG as data URIs, shown as images:
+// an SVG's scripts never run), pass and fail at a glance, each test's plot
+// directly under its row (run, generate, fly) or its section linked from
+// the row (bench). The page loads nothing from anywhere, so CI can archive
+// it.
 package report
 
 import (
@@ -61,12 +62,15 @@ type Plot struct {
 	Src template.URL
 }
 
-// Row is a line of the summary table; Link points at the row's plot.
+// Row is a line of the summary table. Plot is the row's own plot, shown
+// directly under it in the row's group; Link points at what it belongs to
+// elsewhere on the page (a bench section).
 type Row struct {
 	Status    Status
 	Cells     []string
 	CellClass []string // a CSS class per cell ("better", "worse"), or none
-	Link      string   // anchor of a plot or a section, or ""
+	Link      string   // anchor of a section, or ""
+	Plot      *Plot    // shown under the row, or nil
 }
 
 // Class returns cell i's CSS class.
@@ -92,8 +96,8 @@ type Page struct {
 	skipPlots map[string]bool // shown in a section already
 }
 
-// Links reports whether a row links to a plot: the table then has a plot
-// column.
+// Links reports whether a row links elsewhere on the page: the table then
+// has a column for the link.
 func (p *Page) Links() bool {
 	for _, r := range p.Rows {
 		if r.Link != "" {
@@ -101,6 +105,37 @@ func (p *Page) Links() bool {
 		}
 	}
 	return false
+}
+
+// Width is the summary table's number of columns: the verdict, the cells
+// and the link column.
+func (p *Page) Width() int {
+	n := 1 + len(p.Columns)
+	if p.Links() {
+		n++
+	}
+	return n
+}
+
+// rowPlot returns the first of the images named that exists, embedded, to
+// show under its row, and leaves it out of the page's other plots; nil
+// when there is none.
+func (p *Page) rowPlot(fsys fs.FS, names ...string) (*Plot, error) {
+	for _, n := range names {
+		if _, err := fs.Stat(fsys, n); err != nil {
+			continue
+		}
+		pl, err := readPlot(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		if p.skipPlots == nil {
+			p.skipPlots = map[string]bool{}
+		}
+		p.skipPlots[n] = true
+		return &pl, nil
+	}
+	return nil, nil
 }
 
 // Block is a preformatted text shown on the page.
@@ -278,6 +313,7 @@ func (p *Page) run(fsys fs.FS) error {
 	}
 	p.Columns = []string{"test", "mission", "verdict", "min distance m", "points", "flight time s", "runs (soft / hard fails)"}
 	failed := 0
+	seen := map[string]int{}
 	for _, r := range rs {
 		st := Pass
 		if r.Summary.Verdict != "pass" {
@@ -288,8 +324,19 @@ func (p *Page) run(fsys fs.FS) error {
 		if r.Summary.MinClearanceM != nil {
 			d = fmt.Sprintf("%.2f", *r.Summary.MinClearanceM)
 		}
+		// The plot's name, as run gives it: the file's base name, and
+		// the second of two with the same base test_0-2.
 		name := strings.TrimSuffix(path.Base(r.Test), path.Ext(r.Test))
-		p.Rows = append(p.Rows, Row{Status: st, Link: anchor(name + ".png"), Cells: []string{r.Test, r.Mission, r.Summary.Verdict, d,
+		base := name
+		if n := seen[base]; n > 0 {
+			name = fmt.Sprintf("%s-%d", base, n+1)
+		}
+		seen[base]++
+		pl, err := p.rowPlot(fsys, name+".png", name+".svg")
+		if err != nil {
+			return err
+		}
+		p.Rows = append(p.Rows, Row{Status: st, Plot: pl, Cells: []string{r.Test, r.Mission, r.Summary.Verdict, d,
 			fmt.Sprintf("%.2f", r.Summary.MeanPoints), fmt.Sprintf("%.1f", r.Summary.MeanTimeS),
 			fmt.Sprintf("%d (%d / %d)", r.Summary.Runs, r.Summary.SoftFails, r.Summary.HardFails)}})
 	}
@@ -314,8 +361,12 @@ func (p *Page) fly(fsys fs.FS) error {
 	if r.MinClearanceM != nil {
 		d = fmt.Sprintf("%.2f", *r.MinClearanceM)
 	}
+	pl, err := p.rowPlot(fsys, "flight.png")
+	if err != nil {
+		return err
+	}
 	p.Columns = []string{"mission", "completed", "reason", "flight time s", "path m", "min clearance m"}
-	p.Rows = []Row{{Status: st, Link: anchor("flight.png"), Cells: []string{r.Mission, fmt.Sprint(r.Completed), r.Reason,
+	p.Rows = []Row{{Status: st, Plot: pl, Cells: []string{r.Mission, fmt.Sprint(r.Completed), r.Reason,
 		fmt.Sprintf("%.1f", r.FlightTimeS), fmt.Sprintf("%.1f", r.PathLengthM), d}}}
 	p.Headline = r.Reason
 	return p.plots(fsys, "*.png", "*.svg")
@@ -370,11 +421,11 @@ func (p *Page) generate(fsys fs.FS) error {
 	p.Columns = []string{"rank", "test"}
 	for i, t := range tests {
 		base := strings.TrimSuffix(t, ".yaml")
-		link := ""
-		if _, err := fs.Stat(fsys, base+".png"); err == nil {
-			link = anchor(base + ".png")
+		pl, err := p.rowPlot(fsys, base+".png", base+".svg")
+		if err != nil {
+			return err
 		}
-		p.Rows = append(p.Rows, Row{Status: Info, Link: link, Cells: []string{fmt.Sprint(i + 1), t}})
+		p.Rows = append(p.Rows, Row{Status: Info, Plot: pl, Cells: []string{fmt.Sprint(i + 1), t}})
 	}
 	p.Headline = fmt.Sprintf("%d generated tests, ranked by decreasing quality", len(tests))
 	return p.plots(fsys, "*.png", "*.svg")
@@ -501,6 +552,7 @@ h1{margin-bottom:.2rem}.kind{color:#666;font-size:.9rem}
 table{border-collapse:collapse;width:100%;margin:1rem 0;font-size:.9rem}
 th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top;color:#222}
 th{background:#f5f5f5}tr.pass td{background:#fff}tr.fail td{background:#fdecea}tr.skip td{background:#fafafa;color:#555}
+tbody.group.fail{border-left:4px solid #c62828}tr.plotrow td{padding:.2rem .5rem 1rem;border-bottom:2px solid #bbb}tr.plotrow figure{margin:0}tr.plotrow img{max-width:min(100%,720px)}
 td.better{color:#1b5e20;font-weight:600}td.worse{color:#b71c1c;font-weight:600}
 section.sec{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem;align-items:start;border-top:1px solid #ddd;margin-top:1rem}
 section.sec.wide{grid-template-columns:minmax(0,1fr)}section.sec h3{grid-column:1/-1;margin:.8rem 0 0}section.sec figure{margin:.5rem 0}
@@ -510,9 +562,11 @@ figcaption{font-size:.85rem;color:#555}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <div class="kind">{{.Kind}} results · <span id="verdict" class="badge {{.Status}}">{{.Status}}</span> {{.Headline}}</div>
-{{$links := .Links}}<table id="summary"><thead><tr><th>verdict</th>{{range .Columns}}<th>{{.}}</th>{{end}}{{if $links}}<th>plot</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr class="{{.Status}}"><td><span class="badge {{.Status}}">{{.Status}}</span></td>{{range $i, $c := .Cells}}<td>{{$c}}</td>{{end}}{{if $links}}<td>{{if .Link}}<a href="#{{.Link}}">plot</a>{{end}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{$links := .Links}}{{$width := .Width}}<table id="summary"><thead><tr><th>verdict</th>{{range .Columns}}<th>{{.}}</th>{{end}}{{if $links}}<th>details</th>{{end}}</tr></thead>
+{{range .Rows}}<tbody class="group {{.Status}}"><tr class="{{.Status}}"><td><span class="badge {{.Status}}">{{.Status}}</span></td>{{range $i, $c := .Cells}}<td>{{$c}}</td>{{end}}{{if $links}}<td>{{if .Link}}<a href="#{{.Link}}">details</a>{{end}}</td>{{end}}</tr>
+{{with .Plot}}<tr class="plotrow"><td colspan="{{$width}}"><figure id="{{.ID}}"><img alt="{{.Name}}" src="{{.Src}}"><figcaption>{{.Name}}</figcaption></figure></td></tr>
+{{end}}</tbody>
+{{end}}</table>
 {{range .Sections}}<section class="sec{{if not .Plots}} wide{{end}}" id="{{.ID}}"><h3>{{.Name}}</h3><table><thead><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range $r := .Rows}}<tr class="{{$r.Status}}">{{range $i, $c := $r.Cells}}<td class="{{$r.Class $i}}">{{$c}}</td>{{end}}</tr>
 {{end}}</tbody></table><div>{{range .Plots}}<figure id="{{.ID}}"><img alt="{{.Name}}" src="{{.Src}}"><figcaption>{{.Name}}</figcaption></figure>{{end}}</div></section>

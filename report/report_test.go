@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,21 +59,41 @@ func TestBuildRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kind != report.KindRun || p.Status != report.Fail || len(p.Rows) != 2 || len(p.Plots) != 2 {
-		t.Fatalf("page %+v", p)
+	if p.Kind != report.KindRun || p.Status != report.Fail || len(p.Rows) != 2 || len(p.Plots) != 0 {
+		t.Fatalf("page %+v; want 2 rows owning their plots, none listed apart", p)
 	}
-	if p.Rows[0].Status != report.Pass || p.Rows[1].Status != report.Fail || p.Rows[1].Link != p.Plots[1].ID {
-		t.Errorf("rows %+v, plots %v %v", p.Rows, p.Plots[0].ID, p.Plots[1].ID)
+	for i, r := range p.Rows {
+		if want := fmt.Sprintf("test_%d.png", i); r.Plot == nil || r.Plot.Name != want {
+			t.Errorf("row %d's plot %+v; want %s", i, r.Plot, want)
+		}
+	}
+	if p.Rows[0].Status != report.Pass || p.Rows[1].Status != report.Fail {
+		t.Errorf("rows %+v", p.Rows)
 	}
 	var b bytes.Buffer
 	if err := p.WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, w := range []string{`src="data:image/png;base64,`, `href="#` + p.Plots[1].ID + `"`, `id="` + p.Plots[1].ID + `"`, "soft-fail"} {
+	// Each plot is in its row's group, right after the row.
+	for i, r := range p.Rows {
+		start := strings.Index(html, `<tbody class="group `+string(r.Status)+`"><tr class="`+string(r.Status)+`">`)
+		end := strings.Index(html[max(start, 0):], "</tbody>")
+		if start < 0 || end < 0 {
+			t.Fatalf("row %d has no group of its own", i)
+		}
+		group := html[start : start+end]
+		if !strings.Contains(group, ">"+r.Cells[0]+"<") || !strings.Contains(group, `<tr class="plotrow"><td colspan="8"><figure id="`+r.Plot.ID+`">`) {
+			t.Errorf("row %d's group lacks the row or its plot:\n%.300s", i, group)
+		}
+	}
+	for _, w := range []string{`src="data:image/png;base64,`, "soft-fail"} {
 		if !strings.Contains(html, w) {
 			t.Errorf("page lacks %q", w)
 		}
+	}
+	if strings.Contains(html, "<h2>Plots</h2>") {
+		t.Error("the plots are listed again below the table")
 	}
 	if strings.Contains(html, "http://") || strings.Contains(html, "https://") || strings.Contains(html, "ZgotmplZ") {
 		t.Error("the page refers to an external address or has an escaped URL")
@@ -127,10 +148,9 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("rendered image widths %v; want two of 600 px", rendered)
 	}
 	// Every row is legible (a light background under dark text, whatever
-	// its verdict) and the header has a cell for each column, the plot
-	// column too.
+	// its verdict) and the header has a cell for each column.
 	cells, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => { const h = document.querySelectorAll('#summary thead th').length;
-		return [...document.querySelectorAll('#summary tbody tr')].map(r => { const s = getComputedStyle(r.cells[1]);
+		return [...document.querySelectorAll('#summary tbody tr:not(.plotrow)')].map(r => { const s = getComputedStyle(r.cells[1]);
 			return [r.cells.length, h, s.backgroundColor, s.color].join('|') }) })()`, chromedp.WithPollingTimeout(10*time.Second)))
 	if err != nil {
 		t.Fatal(err)
@@ -142,6 +162,33 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		if bg, fg := luminance(f[2]), luminance(f[3]); bg < 0.7 || fg > 0.4 {
 			t.Errorf("row colours %s on %s: not legible (luminance %.2f on %.2f)", f[3], f[2], fg, bg)
+		}
+	}
+	// Each plot sits in its row's block: in the row's group, as wide as
+	// the table, directly below the row (its top at the row's bottom) and
+	// above the next row; its caption names the row's test.
+	blocks, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => { const t = document.querySelector('#summary').getBoundingClientRect();
+		const rows = [...document.querySelectorAll('#summary tbody tr:not(.plotrow)')];
+		return [...document.images].map(im => { const g = im.closest('tbody.group'); if (!g) return 'outside the table: ' + im.alt;
+			const row = g.querySelector('tr:not(.plotrow)'), i = rows.indexOf(row), r = row.getBoundingClientRect(), f = im.closest('figure').getBoundingClientRect();
+			const next = rows[i + 1] ? rows[i + 1].getBoundingClientRect().top : Infinity;
+			return [row.cells[1].textContent, im.alt, Math.round(f.top - r.bottom), f.bottom <= next, im.closest('td').colSpan, row.cells.length, f.left >= t.left && f.right <= t.right].join('|') }) })()`, chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 2 {
+		t.Errorf("plots %v; want 2", blocks)
+	}
+	for _, blk := range blocks {
+		f := strings.Split(blk, "|")
+		if len(f) != 7 {
+			t.Errorf("plot %s", blk)
+			continue
+		}
+		test := strings.TrimSuffix(filepath.Base(f[0]), ".yaml")
+		gap, err := strconv.Atoi(f[2])
+		if f[1] != test+".png" || err != nil || gap < 0 || gap > 12 || f[3] != "true" || f[4] != f[5] || f[6] != "true" {
+			t.Errorf("plot %s of row %s: %s; not in the row's block (want its caption to name the test, 0 to 12 px below the row, above the next, spanning the %s columns inside the table)", f[1], f[0], blk, f[5])
 		}
 	}
 	verdict, err := chromedp.Run(ctx, chromedp.Text("#verdict"))

@@ -18,6 +18,9 @@ import (
 //go:embed competition/*.plan competition/*.yaml competition/*.csv
 var competitionFS embed.FS
 
+// BuiltinSource is the Source of a built-in case study.
+const BuiltinSource = "builtin"
+
 // CanonicalName is the built-in canonical mission (see Canonical).
 const CanonicalName = "canonical"
 
@@ -60,14 +63,14 @@ func Canonical() Mission {
 // Builtin returns the built-in case study name (one of BuiltinNames), read
 // from its YAML exactly as Aerialist would read the competition's file: the
 // mission, the competition's mission-params.csv and mission-commands.csv, no
-// obstacles. Its Source is "builtin".
+// obstacles. Its Source is BuiltinSource.
 func Builtin(name string) (*CaseStudy, error) {
 	if !slices.Contains(BuiltinNames(), name) {
 		return nil, fmt.Errorf("%w %q: the built-in case studies are %s", ErrUnknownCaseStudy, name, strings.Join(BuiltinNames(), ", "))
 	}
 	if name == CanonicalName {
 		cs := NewCaseStudy(Canonical())
-		cs.Source = "builtin"
+		cs.Source = BuiltinSource
 		return cs, nil
 	}
 	data, err := fs.ReadFile(competitionFS, "competition/"+name+".yaml")
@@ -78,7 +81,7 @@ func Builtin(name string) (*CaseStudy, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs.Source = "builtin"
+	cs.Source = BuiltinSource
 	return cs, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -40,7 +39,7 @@ type benchFlags struct {
 	json       bool
 	quiet      bool
 	sim        string
-	record     bool
+	record     string // --record[=DIR]
 	trackerPar []string
 }
 
@@ -61,14 +60,17 @@ the metrics that mean what they say beside it (distance to the nearest ideal
 segment, signed lateral error, lag behind the nominal schedule, arrival
 error). Results go to a new <out>/<YYYY-MM-DD_HH-MM-SS>/ directory:
 metrics.json, summary.txt, results.xml (JUnit), run_meta.json, plots/ and
-tracks/; summary.txt is also printed.
+tracks/; summary.txt is also printed. --record=DIR writes every robot's
+flight as an MCAP log into DIR (<test id>-robot1.mcap, …); a bare --record into
+the run's directory, <out>/<YYYY-MM-DD_HH-MM-SS>/flightlogs.
 
 Exit status: 0 every test passed, 1 a test failed, 2 bad input.`,
 		Example: `  shakedown bench --num-robots 1 --trajectory-types Circle
-  shakedown bench --tracker airstack --stress-iterations 10 --num-robots 1 --out results
+  shakedown bench --tracker airstack --stress-iterations 10 --num-robots 1 --out results/airstack
   shakedown bench --trajectory-param radius=15 --trajectory-param Line.velocity=3 -k "not Figure8"
-  shakedown bench -m takeoff_hover_land --takeoff-velocities 0.5,1,2`,
-		Args: cobra.NoArgs,
+  shakedown bench -m takeoff_hover_land --takeoff-velocities 0.5,1,2
+  shakedown bench --num-robots 1 --trajectory-types Line --record`,
+		Args: noArgsRecord,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, time.Now)
 		},
@@ -88,7 +90,7 @@ Exit status: 0 every test passed, 1 a test failed, 2 bad input.`,
 	fl.Float64Var(&f.wind, "wind", 1, "steady wind `m/s` (its direction is drawn from the seed); 0 for calm air")
 	fl.Float64Var(&f.gust, "gust", 0.5, "gusts' standard deviation, `m/s`")
 	fl.BoolVar(&f.json, "json", false, "print the run's directory, counts and fingerprint as JSON instead of the summary")
-	fl.BoolVar(&f.record, "record", false, "also write every robot's flight as an MCAP log for Foxglove into <results>/flightlogs/")
+	addRecordDirFlag(fl, &f.record, "<out>/<YYYY-MM-DD_HH-MM-SS>/flightlogs")
 	fl.StringVar(&f.sim, "sim", bench.SimName, "simulator: only the embedded `shakedown` (AirStack's isaacsim and msairsim are not available here)")
 	cmd.AddCommand(newBenchCompareCmd())
 	return cmd
@@ -198,6 +200,10 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 		return err
 	}
 	cfg.Now = now
+	logDir, err := recordDir(f.record, recordBare, stderr) // the run's directory is known at the end
+	if err != nil {
+		return err
+	}
 	spec, _ := parseTracker(f.tracker, f.trackerPar)
 	release, err := setTracker(ctx, spec, &cfg, stderr)
 	if err != nil {
@@ -219,7 +225,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 		logMu sync.Mutex
 		logs  = map[string]*bytes.Buffer{}
 	)
-	if f.record {
+	if logDir != "" {
 		cfg.Record = func(env string, robot int) (io.Writer, error) {
 			logMu.Lock()
 			defer logMu.Unlock()
@@ -238,15 +244,16 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 	if err != nil {
 		return err
 	}
-	if len(logs) > 0 {
-		if err := os.MkdirAll(filepath.Join(dir, "flightlogs"), 0o755); err != nil {
-			return err
-		}
-		for name, b := range logs {
-			if err := writeAtomic(filepath.Join(dir, "flightlogs", name), b.Bytes()); err != nil {
-				return err
-			}
-		}
+	if logDir == recordBare {
+		logDir = filepath.Join(dir, "flightlogs")
+	}
+	byName := make(map[string][]byte, len(logs))
+	for name, b := range logs {
+		byName[name] = b.Bytes()
+	}
+	wrote := stdout
+	if f.json {
+		wrote = stderr // stdout is the JSON
 	}
 	if f.json {
 		out := struct {
@@ -262,6 +269,9 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, f benchFlags, now f
 		name := dir[strings.LastIndexAny(dir, `/\`)+1:]
 		stdout.Write(results.Summary(results.FromResult(name, res)))
 		fmt.Fprintf(stdout, "\nResults: %s\n", dir)
+	}
+	if err := writeLogs(wrote, logDir, byName); err != nil {
+		return err
 	}
 	if c := res.Meta.Counts; c.Failed > 0 {
 		return &failure{msg: fmt.Sprintf("%d of %d tests failed (see %s)", c.Failed, c.Total, dir)}

@@ -37,9 +37,10 @@ seed may differ, that is what the compare is for.
 --out), of which the newest is taken.
 
 Exit status: 0 no regression, 1 a regression, 2 unusable input.`,
-		Example: `  shakedown bench compare --current tests/results/2026-07-10_12-00-00
-  shakedown bench compare --current NEW --baseline OLD --threshold 20 --out report.md
-  shakedown bench compare --current results/new --baseline results/old   # the newest run in each`,
+		Example: `  shakedown bench compare --current tests/results   # the newest run in bench's default folder
+  shakedown bench --tracker airstack --num-robots 1 --stress-iterations 2 --out results/airstack
+  shakedown bench --num-robots 1 --stress-iterations 2 --out results/feedforward
+  shakedown bench compare --current results/feedforward --baseline results/airstack --threshold 20 --out report.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCompare(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)

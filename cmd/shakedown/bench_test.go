@@ -32,7 +32,7 @@ func TestBenchBadInput(t *testing.T) {
 		{"bad iterations", []string{"--stress-iterations", "0"}, "--stress-iterations"},
 		{"bad keyword", []string{"-k", "Circle and"}, "-k"},
 		{"nothing selected", []string{"-k", "Spiral"}, "no test selected"},
-		{"stray argument", []string{"Circle"}, "unknown command"},
+		{"stray argument", []string{"Circle"}, `unexpected argument "Circle": shakedown bench takes none`},
 		{"other simulator", []string{"--sim", "isaacsim"}, "isaacsim"},
 	}
 	for _, c := range cases {
@@ -190,8 +190,8 @@ func TestBenchRecord(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("flight logs %v; want one for the one robot", logs)
 	}
-	b, err := os.ReadFile(logs[0])
-	if err != nil || !bytes.HasPrefix(b, []byte("\x89MCAP0\r\n")) {
-		t.Errorf("%s is not an MCAP file (%v)", logs[0], err)
+	isMCAP(t, logs[0])
+	if !strings.HasSuffix(stdout, "\nwrote "+logs[0]+"\n") {
+		t.Errorf("stdout does not end naming %s:\n%s", logs[0], stdout)
 	}
 }

@@ -35,9 +35,11 @@ func newDatasetCmd() *cobra.Command {
 		Long: `Generate N two-obstacle tests for a case study (a built-in mission1 … mission7 or
 canonical, an Aerialist YAML or a .plan), fly each once on the embedded
 simulator with the obstacle-avoidance autopilot, and write one CSV row per
-test: the ten obstacle features (l, w, x, y, r of each box), the minimum
-distance, the flight time, the competition points and the verdict, then the
-categories the constrained generator drew.
+test: the ten obstacle features (l, w, x, y, r of each box, in the case
+study's competition frame), the minimum distance, the flight time, the
+competition points and the verdict, then the categories the constrained
+generator drew. The first line names the frame ("# frame: mission2"; "#
+frame: canonical" for the canonical mission), for surrogate train and eval.
 
 The constrained generator is the paper's semantic sampler (intrusion into the
 path, size, aspect ratio, rotation low/high, the neighbour's sector, the

@@ -46,7 +46,8 @@ critical (< 1.5 m), the median ratio of airborne times, the mean lateral
 distance to PX4's traced paths (--paths) and the tests that disagree most.
 
 Exit status: 0 compared, 2 bad input (the message names the row).`,
-		Example: `  shakedown fidelity ../shared/data/px4-reference/reference.csv --runs 5 --classes normal,crash
+		Example: `  shakedown fidelity fidelity/testdata/tiny/reference.csv --runs 1
+  shakedown fidelity ../shared/data/px4-reference/reference.csv --runs 5 --classes normal,crash   # the project's PX4 data, outside the repository
   shakedown fidelity ../shared/data/px4-reference/wide/reference.csv --sample 200 --json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

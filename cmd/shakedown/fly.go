@@ -69,7 +69,7 @@ input.`,
 	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotAvoid, "avoid (PX4-like with the obstacle-avoidance planner) or plain")
 	fl.Float64Var(&f.gust, "gust", 0, "wind gust standard deviation, m/s (0 = calm; run and dataset use 0.3)")
 	fl.StringVar(&f.connect, "connect", "", "fly a MAVLink vehicle at `URL` (PX4, ArduPilot, shakedown sitl) instead of the simulator; --timeout is then in the vehicle's seconds")
-	fl.StringVar(&f.record, "record", "", "write the flight as an MCAP `FILE` for Foxglove")
+	fl.StringVar(&f.record, "record", "", recordFileUsage)
 	return cmd
 }
 

@@ -204,12 +204,12 @@ func generate(ctx context.Context, stderr io.Writer, arg string, budget int, f g
 	}
 	cfg.CaseStudy = cs
 	if f.model != "" {
-		if cfg.Model, err = readModel(f.model); err != nil {
+		if cfg.Model, err = readModel("--model", f.model); err != nil {
 			return nil, err
 		}
 	}
 	if f.data != "" {
-		if cfg.Data, err = readDataset(f.data, ""); err != nil {
+		if cfg.Data, err = readDataset(stderr, f.data, ""); err != nil {
 			return nil, err
 		}
 	}

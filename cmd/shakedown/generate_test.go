@@ -325,3 +325,42 @@ func TestGenerateDefaultPath(t *testing.T) {
 		t.Error("the run from the cache wrote another generation.json")
 	}
 }
+
+// A mission's dataset says its frame; surrogate eval and train warn when
+// it is used without that mission's --mission (issue 22, item 10), and a
+// CSV without the frame line still reads, without a warning.
+func TestSurrogateFrameWarning(t *testing.T) {
+	tmp := t.TempDir()
+	model := testModel(t, tmp)
+	m2 := filepath.Join(tmp, "m2.csv")
+	if code, _, e := sh(t, "dataset", "mission2", "--n", "3", "--out", m2); code != 0 {
+		t.Fatalf("dataset: exit %d: %s", code, e)
+	}
+	data, err := os.ReadFile(m2)
+	if err != nil || !strings.HasPrefix(string(data), "# frame: mission2\ntest,l1,") {
+		t.Fatalf("the dataset does not start with its frame: %.60q (%v)", data, err)
+	}
+	old := filepath.Join(tmp, "old.csv")
+	if err := os.WriteFile(old, data[len("# frame: mission2\n"):], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "warning: " + "%s: the features are obstacles of mission2 in its competition frame, not in the canonical frame the surrogate works in; add --mission mission2\n"
+	for _, c := range []struct {
+		args []string
+		warn string
+	}{
+		{[]string{"surrogate", "eval", model, m2}, fmt.Sprintf(want, m2)},
+		{[]string{"surrogate", "eval", model, m2, "--mission", "mission2"}, ""},
+		{[]string{"surrogate", "eval", model, m2, "--mission", "mission3"}, "give --mission mission2"},
+		{[]string{"surrogate", "eval", model, old}, ""},
+		{[]string{"surrogate", "train", m2, "--out", filepath.Join(tmp, "m.json"), "--epochs", "1"}, fmt.Sprintf(want, m2)},
+	} {
+		code, out, errOut := sh(t, c.args...)
+		if code != 0 || !strings.Contains(out, "RMSE") {
+			t.Errorf("%v: exit %d\n%s%s", c.args, code, out, errOut)
+		}
+		if c.warn == "" && errOut != "" || !strings.Contains(errOut, c.warn) {
+			t.Errorf("%v: stderr %q; want %q", c.args, errOut, c.warn)
+		}
+	}
+}

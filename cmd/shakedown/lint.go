@@ -42,8 +42,9 @@ score) and say, per test and in total:
 and what each does to the edition's score. Exit status: 0 every test valid
 under --rules, 1 some test would be invalid (or is unreadable), 2 could not
 run (a missing folder, an empty suite, a folder of suites, bad flags).`,
-		Example: `  shakedown lint --mission mission4 tlqd/mission4
-  shakedown lint --mission mission2 --mission mission4 --rules 2024 gen-a gen-b --json`,
+		Example: `  shakedown lint --mission mission2 cmd/shakedown/testdata/score/gen-a
+  shakedown lint --mission mission2 --rules 2024 cmd/shakedown/testdata/score/gen-a cmd/shakedown/testdata/score/gen-b --json
+  shakedown lint --mission mission2 --mission mission4 path/to/tlqd   # a competitor's folder of mission2/ and mission4/`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return lintSuites(cmd.OutOrStdout(), args, f)

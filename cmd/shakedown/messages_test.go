@@ -32,6 +32,7 @@ func TestMessages(t *testing.T) {
 		{"dataset onto a directory", []string{"dataset", "mission2", "--n", "5", "--out", dir}, "--out " + dir + ": is a directory"},
 		{"dataset under a file", []string{"dataset", "mission2", "--n", "5", "--out", filepath.Join(csv, "x.csv")}, csv + " is not a folder"},
 		{"train onto a directory", []string{"surrogate", "train", csv, "--out", dir}, "is a directory"},
+		{"eval: a missing model is an argument, not --model", []string{"surrogate", "eval", filepath.Join(dir, "none.json"), csv}, "shakedown: open " + filepath.Join(dir, "none.json")},
 		{"record into a missing folder", []string{"fly", "mission2", "--record", filepath.Join(dir, "no", "f.mcap")}, "does not exist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

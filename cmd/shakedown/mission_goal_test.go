@@ -62,9 +62,18 @@ func TestMissionGoalCLI(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	code, out2, errOut := sh(t, "mission", "stats", slog, "--csv")
+	eval := filepath.Join(t.TempDir(), "eval")
+	if err := os.Mkdir(eval, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out2, errOut := sh(t, "mission", "stats", slog, "--csv", "--out", eval)
 	if code != 0 || !strings.Contains(out2, "state.jsonl#1") || !strings.Contains(out2, "\ntotal,") {
 		t.Errorf("stats: exit %d\n%s%s", code, out2, errOut)
+	}
+	for _, n := range []string{"mission_stats.json", "mission_stats.csv"} {
+		if p := filepath.Join(eval, n); !strings.Contains(errOut, "wrote "+p+"\n") {
+			t.Errorf("stats --out: stderr %q does not name %s", errOut, p)
+		}
 	}
 }
 

@@ -97,7 +97,7 @@ record_events, record_max_events, record_dir, dump_on_shutdown.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.adapter, "adapter", "demo", "vehicle adapter: demo, sim, state_only or mavlink")
-	fl.StringVar(&f.record, "record", "", "write the mission as an MCAP `FILE` for Foxglove (positions, the queue, the black-box records), finished when the daemon stops")
+	fl.StringVar(&f.record, "record", "", recordFileUsage+" (positions, the queue, the black-box records), finished when the daemon stops")
 	fl.StringVar(&f.connect, "connect", "", "--adapter mavlink: the vehicle's `URL` (udp://127.0.0.1:14540 dials shakedown sitl, udp://:14540 listens for PX4 SITL, tcp://127.0.0.1:5760 dials ArduPilot SITL)")
 	fl.StringVar(&f.listen, "listen", missionDefaultAddr, "HTTP `address` to listen on (port 0 picks a free port)")
 	fl.StringVar(&f.tokenFile, "token-file", missionTokenPath(), "bearer token `file` (created with mode 0600 when missing)")

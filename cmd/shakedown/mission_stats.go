@@ -34,9 +34,10 @@ Prints a table, or --json, or --csv; --out DIR writes mission_stats.json and
 mission_stats.csv (atomically). A line that cannot be read stops the
 command with its file and line number (exit 2) and writes nothing; only the
 last line of a state log still being written is skipped.`,
-		Example: `  shakedown mission stats flights/state.jsonl
-  shakedown mission stats flights/flight_events.csv --json
-  shakedown mission stats state.jsonl.1 state.jsonl --out eval/`,
+		Example: `  shakedown mission smoke --record-dir smoke-box --state-log smoke.jsonl
+  shakedown mission stats smoke.jsonl
+  shakedown mission stats smoke-box/flight_events.csv --json
+  shakedown mission stats state.jsonl.1 state.jsonl --out eval/   # a rotated state log, oldest part first`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON && asCSV {
@@ -69,10 +70,15 @@ last line of a state log still being written is skipped.`,
 				return err
 			}
 			if outDir != "" {
-				for name, data := range map[string][]byte{"mission_stats.json": js, "mission_stats.csv": csvBuf.Bytes()} {
-					if err := server.WriteAtomic(filepath.Join(outDir, name), data); err != nil {
+				for _, f := range []struct {
+					name string
+					data []byte
+				}{{"mission_stats.json", js}, {"mission_stats.csv", csvBuf.Bytes()}} {
+					p := filepath.Join(outDir, f.name)
+					if err := server.WriteAtomic(p, f.data); err != nil {
 						return err
 					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", p) // stdout is the table
 				}
 			}
 			out := cmd.OutOrStdout()

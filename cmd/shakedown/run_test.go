@@ -168,10 +168,10 @@ func TestDatasetDeterministic(t *testing.T) {
 		t.Error("1 and 2 workers wrote different files")
 	}
 	lines := strings.Split(strings.TrimSpace(string(x)), "\n")
-	if len(lines) != 7 || !strings.HasPrefix(lines[0], "test,l1,w1,x1,y1,r1,l2,w2,x2,y2,r2,min_distance,flight_time,points,verdict") {
-		t.Errorf("got %d lines, header %q", len(lines), lines[0])
+	if len(lines) != 8 || lines[0] != "# frame: canonical" || !strings.HasPrefix(lines[1], "test,l1,w1,x1,y1,r1,l2,w2,x2,y2,r2,min_distance,flight_time,points,verdict") {
+		t.Errorf("got %d lines, frame %q, header %q", len(lines), lines[0], lines[1])
 	}
-	for _, l := range lines[1:] {
+	for _, l := range lines[2:] {
 		if n := len(strings.Split(l, ",")); n != len(harness.DatasetHeader) {
 			t.Errorf("row %q has %d fields; want %d", l, n, len(harness.DatasetHeader))
 		}

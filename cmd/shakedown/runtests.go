@@ -27,7 +27,7 @@ type runFlags struct {
 	rules     string
 	timeout   float64
 	workers   int
-	record    bool
+	record    string // --record[=DIR]
 	strict    bool
 	preArm    float64
 	// aerialistQuirk leaves out of the flight the boxes Aerialist cannot spawn.
@@ -56,13 +56,15 @@ with a box does not end the flight.
 
 --out writes, per test, a plot of the run that came closest (the trajectory
 over the obstacles with the closest approach marked and its distance), each
-run's trajectory CSV, and results.json for all tests; with --record, each
-run's MCAP flight log too.
+run's trajectory CSV, and results.json for all tests. --record=DIR writes
+each run's MCAP flight log into DIR (test_0-run1.mcap, …); a bare --record
+into <out>/flightlogs.
 
 Exit status: 0 all tests passed, 1 some test came closer than 1.5 m or
 collided, 2 bad input.`,
-		Example: `  shakedown run generated/test_0.yaml generated/test_1.yaml --runs 3 --out results
-  shakedown run ../shared/data/competition/mission2.yaml --json`,
+		Example: `  shakedown run generated_tests/*/test_*.yaml --runs 3 --out results
+  shakedown run scenario/competition/mission2.yaml --json
+  shakedown run scenario/competition/mission2.yaml --runs 2 --record=flightlogs`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.warn = cmd.ErrOrStderr()
@@ -79,7 +81,7 @@ collided, 2 bad input.`,
 	fl.StringVar(&f.rules, "rules", "2025", "validity rules: 2024, 2025 or 2026")
 	fl.Float64Var(&f.timeout, "timeout", run.DefaultTimeoutS, "simulated `seconds` per run (the competition's 500)")
 	fl.IntVar(&f.workers, "workers", 0, "simulations in parallel (0 = one per core)")
-	fl.BoolVar(&f.record, "record", false, "with --out, also write each run as an MCAP flight log for Foxglove")
+	addRecordDirFlag(fl, &f.record, "<out>/flightlogs")
 	fl.BoolVar(&f.strict, "strict", false, "refuse (exit 2) a test that breaks the --rules instead of warning and flying it")
 	fl.Float64Var(&f.preArm, "pre-arm", run.DefaultPreArmS, "`seconds` on the ground before arming, inside the log (Aerialist's logs start about 20 s before take-off)")
 	addEngineFlags(fl, &f.engines)
@@ -130,8 +132,16 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	if err != nil {
 		return err
 	}
-	if f.record && f.out == "" {
-		return fmt.Errorf("--record needs --out DIR")
+	var outLogs string
+	if f.out != "" {
+		outLogs = filepath.Join(f.out, "flightlogs")
+	}
+	if err := strayRecordArg(f.record, files); err != nil {
+		return err
+	}
+	logDir, err := recordDir(f.record, outLogs, f.warn)
+	if err != nil {
+		return err
 	}
 	// Load and check every test before simulating any.
 	cases, names, err := loadTestsWarn(files, rules, f.strict, f.warn)
@@ -144,7 +154,7 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		for k := range f.runs {
 			opt := run.Options{Seed: run.RunSeed(f.seed, i*f.runs+k), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot,
 				PreArmS: f.preArm, AerialistUnspawned: f.aerialistQuirk}
-			if f.record {
+			if logDir != "" {
 				b := new(bytes.Buffer)
 				logs = append(logs, b)
 				opt.Record = b
@@ -162,13 +172,31 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 		if f.warn != nil {
 			end = phase(ctx, f.warn, "writing plots and trajectories")
 		}
-		err := writeRunOutputs(f.out, names, cases, out, logs)
+		err := writeRunOutputs(f.out, names, cases, out)
 		end()
 		if err != nil {
 			return err
 		}
 	}
-	return reportTests(stdout, f.json, names, out, f.runs)
+	wrote := stdout
+	if f.json { // stdout is the JSON
+		wrote = io.Discard
+		if f.warn != nil {
+			wrote = f.warn
+		}
+	}
+	err = reportTests(stdout, f.json, names, out, f.runs)
+	if f.out != "" {
+		fmt.Fprintf(wrote, "wrote %s: results.json, %s (TEST.png), %s (TEST-runN.csv)\n", f.out, count(len(out), "plot"), count(len(jobs), "trajectory CSV"))
+	}
+	byName := map[string][]byte{}
+	for i, b := range logs {
+		byName[fmt.Sprintf("%s-run%d.mcap", names[i/f.runs], i%f.runs+1)] = b.Bytes()
+	}
+	if werr := writeLogs(wrote, logDir, byName); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // flyTests flies the jobs on the embedded simulator (run.Batch: with the
@@ -187,7 +215,7 @@ func flyTests(ctx context.Context, jobs []run.Job, f runFlags) ([]*run.Result, e
 	if f.engines.engine == "" || f.engines.engine == campaign.EngineEmbedded {
 		return run.Batch(ctx, jobs, f.workers, f.out != "", onDone)
 	}
-	if f.record {
+	if f.record != "" {
 		return nil, fmt.Errorf("--record needs the embedded simulator, not --engine %s", f.engines.engine)
 	}
 	stderr := f.warn

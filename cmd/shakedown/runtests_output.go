@@ -81,7 +81,7 @@ func printTest(w io.Writer, name string, tr testResult) {
 }
 
 // writeRunOutputs renders all files first, then writes them atomically.
-func writeRunOutputs(dir string, names []string, cases []*scenario.CaseStudy, out []testResult, logs []*bytes.Buffer) error {
+func writeRunOutputs(dir string, names []string, cases []*scenario.CaseStudy, out []testResult) error {
 	type file struct {
 		name string
 		data []byte
@@ -102,9 +102,6 @@ func writeRunOutputs(dir string, names []string, cases []*scenario.CaseStudy, ou
 				return err
 			}
 			files = append(files, file{fmt.Sprintf("%s-run%d.csv", names[i], k+1), b.Bytes()})
-			if logs != nil {
-				files = append(files, file{fmt.Sprintf("%s-run%d.mcap", names[i], k+1), logs[i*len(tr.Runs)+k].Bytes()})
-			}
 		}
 		title := fmt.Sprintf("%s (%s): %s", names[i], tr.Mission, tr.Summary.Verdict)
 		note := "no obstacles"

@@ -255,6 +255,7 @@ func scoreSuites(ctx context.Context, stdout, stderr io.Writer, dirs []string, f
 		if err := atomicfile.Write(filepath.Join(f.out, report.ScoresFile), b); err != nil {
 			return err
 		}
+		fmt.Fprintf(stderr, "wrote %s: every run (<tool>/<mission>/<test>/run_<k>/) and %s\n", f.out, report.ScoresFile)
 	}
 	if f.json {
 		_, err := stdout.Write(b)

@@ -184,7 +184,14 @@ func TestScoreGolden(t *testing.T) {
 func TestScoreSimulated(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "runs")
 	args := []string{"--rules", "2026", "--mission", "mission2", "--runs", "2", scoreData + "/gen-a", scoreData + "/gen-b"}
-	sim := scoreRun(t, append(args, "--out", out)...)
+	code, js, errOut := sh(t, append([]string{"score", "--json", "--out", out}, args...)...)
+	var sim scoreJSON
+	if code != 0 || json.Unmarshal([]byte(js), &sim) != nil {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "wrote "+out+": every run") {
+		t.Errorf("stderr %q does not name %s", errOut, out)
+	}
 	if sim.Source != "simulated" {
 		t.Fatalf("source %q", sim.Source)
 	}

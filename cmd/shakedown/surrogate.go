@@ -7,10 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shakedown-robotics/shakedown/gen"
+	"github.com/shakedown-robotics/shakedown/gen/harness"
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
 	"github.com/shakedown-robotics/shakedown/scenario"
-	"github.com/shakedown-robotics/shakedown/world"
 )
 
 type surrogateFlags struct {
@@ -43,12 +42,14 @@ initialisation. Prints the training and validation errors and writes the model
 
 --mission maps the dataset's obstacles (competition frame) into that mission's
 canonical frame first; without it the features are used as they are (a
-dataset of the canonical mission is already canonical).`,
+dataset of the canonical mission is already canonical). The dataset's first
+line names its frame ("# frame: mission2"); a mission's dataset used
+without its --mission, or with another, gets a warning on stderr.`,
 		Example: `  shakedown dataset canonical --n 2716 --seed 1 --out canonical.csv
   shakedown surrogate train canonical.csv --out model.json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return surrogateTrain(cmd.OutOrStdout(), args[0], f)
+			return surrogateTrain(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
 		},
 	}
 	tf := train.Flags()
@@ -65,7 +66,7 @@ dataset of the canonical mission is already canonical).`,
   shakedown surrogate eval model.json m2.csv --mission mission2`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return surrogateEval(cmd.OutOrStdout(), args[0], args[1], ef)
+			return surrogateEval(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], args[1], ef)
 		},
 	}
 	eval.Flags().StringVar(&ef.mission, "mission", "", "canonicalise the features through this case study's frame")
@@ -75,8 +76,9 @@ dataset of the canonical mission is already canonical).`,
 }
 
 // readDataset reads a dataset CSV, canonicalised through mission's frame
-// when mission is not empty.
-func readDataset(path, mission string) (surrogate.Dataset, error) {
+// when mission is not empty, and warns on stderr when its frame line says
+// the features would not end up in the canonical frame that way.
+func readDataset(stderr io.Writer, path, mission string) (surrogate.Dataset, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return surrogate.Dataset{}, err
@@ -86,38 +88,35 @@ func readDataset(path, mission string) (surrogate.Dataset, error) {
 	if err != nil {
 		return surrogate.Dataset{}, err
 	}
-	if mission == "" {
+	var cs *scenario.CaseStudy
+	if mission != "" {
+		if cs, err = scenario.Load(mission); err != nil {
+			return surrogate.Dataset{}, err
+		}
+	}
+	if w := harness.FrameWarning(path, d, cs); w != "" {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	if cs == nil {
 		return d, nil
 	}
-	cs, err := scenario.Load(mission)
-	if err != nil {
-		return surrogate.Dataset{}, err
-	}
-	fr, err := gen.NewFrame(cs.Mission.Path(), world.DefaultArea)
-	if err != nil {
-		return surrogate.Dataset{}, fmt.Errorf("%s: %w", cs.Name, err)
-	}
-	for i, x := range d.X {
-		var bs [2]world.Box
-		for k := range bs {
-			bs[k] = world.Box{L: x[5*k], W: x[5*k+1], X: x[5*k+2], Y: x[5*k+3], R: x[5*k+4], H: gen.HeightM}
-			bs[k] = fr.BoxToCanonical(bs[k])
-		}
-		d.X[i] = gen.Features(bs[:])
-	}
-	return d, nil
+	return harness.ToCanonical(d, cs)
 }
 
-// readModel reads a model file.
-func readModel(path string) (*surrogate.Model, error) {
+// readModel reads a model file; what names it in errors: "--model", or
+// "" for an argument (the error names the file).
+func readModel(what, path string) (*surrogate.Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--model: %w", err)
+		if what == "" {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return surrogate.Decode(path, data)
 }
 
-func surrogateTrain(stdout io.Writer, path string, f surrogateFlags) error {
+func surrogateTrain(stdout, stderr io.Writer, path string, f surrogateFlags) error {
 	if f.out == "" {
 		return fmt.Errorf("--out: a model file to write is required")
 	}
@@ -127,7 +126,7 @@ func surrogateTrain(stdout io.Writer, path string, f surrogateFlags) error {
 	if f.epochs < 1 || f.epochs > 100000 {
 		return fmt.Errorf("--epochs %d: want 1 to 100000", f.epochs)
 	}
-	d, err := readDataset(path, f.mission)
+	d, err := readDataset(stderr, path, f.mission)
 	if err != nil {
 		return err
 	}
@@ -157,12 +156,12 @@ type evalResult struct {
 	MAE     float64 `json:"mae_m"`
 }
 
-func surrogateEval(stdout io.Writer, modelPath, dataPath string, f surrogateFlags) error {
-	m, err := readModel(modelPath)
+func surrogateEval(stdout, stderr io.Writer, modelPath, dataPath string, f surrogateFlags) error {
+	m, err := readModel("", modelPath)
 	if err != nil {
 		return err
 	}
-	d, err := readDataset(dataPath, f.mission)
+	d, err := readDataset(stderr, dataPath, f.mission)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ type DatasetConfig struct {
 
 // Dataset is a built dataset: its CSV and its counts.
 type Dataset struct {
-	CSV      []byte // DatasetHeader, then one row per test
+	CSV      []byte // the frame line (DatasetFrame), DatasetHeader, then one row per test
 	N        int
 	Critical int // soft and hard fails
 	Hard     int // collisions
@@ -61,6 +61,20 @@ func (d *Dataset) Summary(mission, path string) string {
 var DatasetHeader = []string{"test", "l1", "w1", "x1", "y1", "r1", "l2", "w2", "x2", "y2", "r2",
 	"min_distance", "flight_time", "points", "verdict", "completed",
 	"intrusion", "size1", "size2", "aspect1", "aspect2", "rotation1", "rotation2", "sector", "passage"}
+
+// DatasetFrame is the frame of a dataset of cs (its obstacles as placed
+// in the competition frame): surrogate.FrameCanonical for the canonical
+// mission, whose competition frame is the canonical one, else what names
+// cs to --mission, its file or its built-in name.
+func DatasetFrame(cs *scenario.CaseStudy) string {
+	switch {
+	case cs.Source != "" && cs.Source != scenario.BuiltinSource:
+		return cs.Source
+	case cs.Name == scenario.CanonicalName:
+		return surrogate.FrameCanonical
+	}
+	return cs.Name
+}
 
 // Validate checks the values of c, its zero values taken as their
 // defaults; BuildDataset also needs a CaseStudy and a Runner.
@@ -137,6 +151,7 @@ func BuildDataset(ctx context.Context, c DatasetConfig) (*Dataset, error) {
 	}
 	d := &Dataset{N: c.N}
 	var b bytes.Buffer
+	b.WriteString(surrogate.FrameLine(DatasetFrame(cs)))
 	b.WriteString(strings.Join(DatasetHeader, ","))
 	b.WriteByte('\n')
 	for i, r := range results {
@@ -249,6 +264,7 @@ func (e *env) missionDataset(frame gen.Frame) (surrogate.Dataset, error) {
 			return nil, err
 		}
 		var b bytes.Buffer
+		b.WriteString(surrogate.FrameLine(surrogate.FrameCanonical)) // mapped into it
 		b.WriteString("test," + strings.Join(surrogate.FeatureNames[:], ",") + "," + surrogate.TargetColumn + "\n")
 		for i, r := range res {
 			row := []string{strconv.Itoa(i)}

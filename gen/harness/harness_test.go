@@ -322,7 +322,8 @@ func TestConfigValidate(t *testing.T) {
 }
 
 // The dataset is the same bytes whatever the number of workers, has the
-// header and one row per test, and counts its critical tests.
+// frame line, the header and one row per test, and counts its critical
+// tests.
 func TestBuildDataset(t *testing.T) {
 	cfg := DatasetConfig{CaseStudy: mission(t, "mission3"), N: 5, Seed: 4, GustMS: 0.3, Runner: runner(1)}
 	a, err := BuildDataset(context.Background(), cfg)
@@ -338,11 +339,11 @@ func TestBuildDataset(t *testing.T) {
 		t.Error("1 and 2 workers wrote different datasets")
 	}
 	lines := strings.Split(strings.TrimSpace(string(a.CSV)), "\n")
-	if len(lines) != 6 || lines[0] != strings.Join(DatasetHeader, ",") {
-		t.Fatalf("%d lines, header %q", len(lines), lines[0])
+	if len(lines) != 7 || lines[0] != "# frame: mission3" || lines[1] != strings.Join(DatasetHeader, ",") {
+		t.Fatalf("%d lines, frame %q, header %q", len(lines), lines[0], lines[1])
 	}
 	critical := 0
-	for _, l := range lines[1:] {
+	for _, l := range lines[2:] {
 		f := strings.Split(l, ",")
 		if len(f) != len(DatasetHeader) || f[16] == "" {
 			t.Errorf("row %q: want %d fields and the generator's categories", l, len(DatasetHeader))

@@ -1,6 +1,7 @@
 package surrogate
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ParseError is an error in a dataset CSV or a model file, naming where.
@@ -41,23 +44,69 @@ const TargetColumn = "min_distance"
 // maxCSVRows bounds the rows ParseCSV reads.
 const maxCSVRows = 10_000_000
 
-// ParseCSV reads a dataset in the form `shakedown dataset` writes: a header
-// naming at least the ten feature columns l1 … r2 and min_distance, then one
-// row per test. Other columns are ignored. Every value read must be a
-// finite number.
+// FrameCanonical is the frame of features already in the canonical flight
+// frame: a dataset of the canonical mission, or one mapped into it.
+const FrameCanonical = "canonical"
+
+// framePrefix starts the first line of a dataset CSV that says which
+// frame its features are in.
+const framePrefix = "# frame: "
+
+// maxFrameLine bounds the frame line, its newline included.
+const maxFrameLine = 1024
+
+// FrameLine is the first line of a dataset CSV whose features are in
+// frame: FrameCanonical, or the case study the obstacles were placed for
+// (a built-in name or its file), in whose competition frame they are.
+func FrameLine(frame string) string { return framePrefix + frame + "\n" }
+
+// readFrameLine reads the optional "# frame: NAME" line at the start of
+// br: it returns the frame ("" without the line) and the number of lines
+// read (0 or 1). Any other line starting with '#' is refused.
+func readFrameLine(name string, br *bufio.Reader) (string, int, error) {
+	if b, err := br.Peek(1); err != nil || b[0] != '#' {
+		return "", 0, nil
+	}
+	line, err := br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return "", 1, &ParseError{File: name, Line: 1, Err: fmt.Errorf("comment line longer than %d bytes", maxFrameLine)}
+	}
+	if err != nil && err != io.EOF {
+		return "", 1, &ParseError{File: name, Line: 1, Err: err}
+	}
+	text := strings.TrimRight(string(line), "\r\n")
+	frame, ok := strings.CutPrefix(text, framePrefix)
+	frame = strings.TrimSpace(frame)
+	bad := !ok || frame == "" || !utf8.ValidString(frame) || strings.ContainsFunc(frame, unicode.IsControl)
+	if bad {
+		return "", 1, &ParseError{File: name, Line: 1, Err: fmt.Errorf("%q: the only comment a dataset has is a first line %q", text, framePrefix+"NAME")}
+	}
+	return frame, 1, nil
+}
+
+// ParseCSV reads a dataset in the form `shakedown dataset` writes: an
+// optional first line naming the features' frame (FrameLine; CSVs written
+// before it have none), a header naming at least the ten feature columns
+// l1 … r2 and min_distance, then one row per test. Other columns are
+// ignored. Every value read must be a finite number.
 func ParseCSV(name string, r io.Reader) (Dataset, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReaderSize(r, maxFrameLine)
+	frame, skip, err := readFrameLine(name, br)
+	if err != nil {
+		return Dataset{}, err
+	}
+	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = 0
 	cr.ReuseRecord = true
 	perr := func(line int, field string, err error) error {
-		return &ParseError{File: name, Line: line, Field: field, Err: err}
+		return &ParseError{File: name, Line: line + skip, Field: field, Err: err}
 	}
 	head, err := cr.Read()
 	if err == io.EOF {
 		return Dataset{}, perr(1, "", errors.New("empty file, want a header"))
 	}
 	if err != nil {
-		return Dataset{}, csvError(name, err)
+		return Dataset{}, csvError(name, err, skip)
 	}
 	col := map[string]int{}
 	for i, h := range head {
@@ -74,14 +123,14 @@ func ParseCSV(name string, r io.Reader) (Dataset, error) {
 		}
 		idx[j] = i
 	}
-	var d Dataset
+	d := Dataset{Frame: frame}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return Dataset{}, csvError(name, err)
+			return Dataset{}, csvError(name, err, skip)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(d.X) >= maxCSVRows {
@@ -113,10 +162,12 @@ func ParseCSV(name string, r io.Reader) (Dataset, error) {
 	return d, nil
 }
 
-func csvError(name string, err error) error {
+// csvError is a CSV reader's error in a file whose CSV starts after skip
+// lines.
+func csvError(name string, err error, skip int) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &ParseError{File: name, Line: pe.Line, Err: pe.Err}
+		return &ParseError{File: name, Line: pe.Line + skip, Err: pe.Err}
 	}
 	return &ParseError{File: name, Err: err}
 }

@@ -207,18 +207,31 @@ func TestDecodeErrors(t *testing.T) {
 
 func TestParseCSV(t *testing.T) {
 	const head = "test,l1,w1,x1,y1,r1,l2,w2,x2,y2,r2,min_distance,verdict\n"
+	const rows = "0,1,2,3,4,5,6,7,8,9,10,0.5,pass\n1,1,2,3,4,5,6,7,8,9,10,2.5,pass\n"
 	for _, c := range []struct {
 		name, data string
 		n          int
 		want       string // error text; "" for none
+		frame      string
 	}{
-		{"ok", head + "0,1,2,3,4,5,6,7,8,9,10,0.5,pass\n1,1,2,3,4,5,6,7,8,9,10,2.5,pass\n", 2, ""},
-		{"no header", "", 0, "d.csv:1: empty file"},
-		{"missing column", "l1,w1\n1,2\n", 0, "d.csv:1: x1: column missing"},
-		{"bad number", head + "0,1,2,3,4,5,6,7,8,9,10,x,pass\n", 0, "d.csv:2: min_distance: \"x\" is not a finite number"},
-		{"inf", head + "0,1,2,3,4,5,6,7,8,9,10,inf,pass\n", 0, "d.csv:2: min_distance"},
-		{"no rows", head, 0, "no rows"},
-		{"short row", head + "0,1\n", 0, "d.csv:2"},
+		{"ok", head + rows, 2, "", ""},
+		{"a frame", "# frame: mission2\n" + head + rows, 2, "", "mission2"},
+		{"a file's frame, CRLF", "# frame: scenario/my case.yaml \r\n" + head + rows, 2, "", "scenario/my case.yaml"},
+		{"canonical", FrameLine(FrameCanonical) + head + rows, 2, "", FrameCanonical},
+		{"line numbers after the frame", "# frame: mission2\n" + head + "0,1,2,3,4,5,6,7,8,9,10,x,pass\n", 0, "d.csv:3: min_distance", ""},
+		{"header after the frame", "# frame: mission2\nl1,w1\n", 0, "d.csv:2: x1: column missing", ""},
+		{"only a frame", "# frame: mission2\n", 0, "d.csv:2: empty file", ""},
+		{"another comment", "# made by hand\n" + head + rows, 0, `d.csv:1: "# made by hand": the only comment a dataset has is a first line "# frame: NAME"`, ""},
+		{"an empty frame", "# frame: \n" + head + rows, 0, "d.csv:1", ""},
+		{"a control character", "# frame: a\x1bb\n" + head + rows, 0, "d.csv:1", ""},
+		{"a second frame line", "# frame: a\n# frame: b\n" + head + rows, 0, "d.csv:2", ""},
+		{"a huge comment", "# frame: " + strings.Repeat("x", 5000) + "\n" + head + rows, 0, "d.csv:1: comment line longer than 1024 bytes", ""},
+		{"no header", "", 0, "d.csv:1: empty file", ""},
+		{"missing column", "l1,w1\n1,2\n", 0, "d.csv:1: x1: column missing", ""},
+		{"bad number", head + "0,1,2,3,4,5,6,7,8,9,10,x,pass\n", 0, "d.csv:2: min_distance: \"x\" is not a finite number", ""},
+		{"inf", head + "0,1,2,3,4,5,6,7,8,9,10,inf,pass\n", 0, "d.csv:2: min_distance", ""},
+		{"no rows", head, 0, "no rows", ""},
+		{"short row", head + "0,1\n", 0, "d.csv:2", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := ParseCSV("d.csv", strings.NewReader(c.data))
@@ -226,8 +239,8 @@ func TestParseCSV(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d.Len() != c.n || d.X[1][9] != 10 || d.Y[1] != 2.5 {
-					t.Errorf("got %+v; want %d rows", d, c.n)
+				if d.Len() != c.n || d.X[1][9] != 10 || d.Y[1] != 2.5 || d.Frame != c.frame {
+					t.Errorf("got %+v; want %d rows in frame %q", d, c.n, c.frame)
 				}
 				return
 			}
@@ -241,6 +254,7 @@ func TestParseCSV(t *testing.T) {
 func FuzzParseCSV(f *testing.F) {
 	f.Add([]byte("test,l1,w1,x1,y1,r1,l2,w2,x2,y2,r2,min_distance\n0,1,2,3,4,5,6,7,8,9,10,0.5\n"))
 	f.Add([]byte("l1,w1\n\"x"))
+	f.Add([]byte("# frame: mission2\ntest,l1,w1,x1,y1,r1,l2,w2,x2,y2,r2,min_distance\n0,1,2,3,4,5,6,7,8,9,10,0.5\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseCSV("f.csv", bytes.NewReader(data))
 		if err != nil {
@@ -260,6 +274,9 @@ func FuzzParseCSV(f *testing.F) {
 		// Round trip: the dataset written back as a CSV (shortest exact
 		// decimals) parses to the same values.
 		var b strings.Builder
+		if d.Frame != "" {
+			b.WriteString(FrameLine(d.Frame))
+		}
 		b.WriteString(strings.Join(FeatureNames[:], ",") + "," + TargetColumn + "\n")
 		for i := range d.X {
 			for _, v := range d.X[i] {
@@ -271,8 +288,8 @@ func FuzzParseCSV(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the parsed dataset written back does not parse: %v\n%s", err, b.String())
 		}
-		if back.Len() != d.Len() {
-			t.Fatalf("round trip: %d rows; want %d", back.Len(), d.Len())
+		if back.Len() != d.Len() || back.Frame != d.Frame {
+			t.Fatalf("round trip: %d rows in frame %q; want %d in %q", back.Len(), back.Frame, d.Len(), d.Frame)
 		}
 		for i := range d.X {
 			if back.X[i] != d.X[i] || back.Y[i] != d.Y[i] {

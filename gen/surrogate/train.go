@@ -11,6 +11,10 @@ import (
 type Dataset struct {
 	X []Features
 	Y []float64 // metres
+	// Frame is the frame the features are in, as the CSV's "# frame:"
+	// line says (see FrameLine): FrameCanonical, or the case study whose
+	// competition frame they are in; "" when the CSV does not say.
+	Frame string
 }
 
 // Len returns the number of samples.
@@ -18,7 +22,7 @@ func (d Dataset) Len() int { return len(d.X) }
 
 // Subset returns the samples at idx.
 func (d Dataset) Subset(idx []int) Dataset {
-	out := Dataset{X: make([]Features, len(idx)), Y: make([]float64, len(idx))}
+	out := Dataset{X: make([]Features, len(idx)), Y: make([]float64, len(idx)), Frame: d.Frame}
 	for k, i := range idx {
 		out.X[k], out.Y[k] = d.X[i], d.Y[i]
 	}
@@ -27,7 +31,7 @@ func (d Dataset) Subset(idx []int) Dataset {
 
 // Append returns d with the samples of e added.
 func (d Dataset) Append(e Dataset) Dataset {
-	return Dataset{X: append(d.X[:len(d.X):len(d.X)], e.X...), Y: append(d.Y[:len(d.Y):len(d.Y)], e.Y...)}
+	return Dataset{X: append(d.X[:len(d.X):len(d.X)], e.X...), Y: append(d.Y[:len(d.Y):len(d.Y)], e.Y...), Frame: d.Frame}
 }
 
 // Config configures training. Zero values mean the paper's settings.

@@ -37,6 +37,26 @@ type Config struct {
 	// client that reaches it (an in-memory network, in tests that run on
 	// a synctest bubble's clock). Nil: a free loopback TCP port.
 	Listen func() (net.Listener, *http.Client, error)
+
+	faults []adapter.Fault // Run's, in the package's tests
+}
+
+// stallWall is how long, on the wall clock, the host may keep the demo
+// vehicle's telemetry from the daemon before Run's flight calls it lost.
+// The daemon's default (1 s of its time) is a tenth of a second at ×10: a
+// loaded machine stalls that long, and the flight ended in FAILSAFE
+// (telemetry_timeout) once in about ten runs at a load of 9 on 2 cores.
+// The fault runs keep the default: they check it.
+const stallWall = time.Second
+
+// flightParams are the daemon parameters of Run's flight at speed.
+func flightParams(speed float64) server.Params {
+	p := server.DefaultParams()
+	if t := time.Duration(speed * float64(stallWall)); t > p.Machine.TelemetryTimeout {
+		p.Machine.TelemetryTimeout = t
+	}
+	p.DumpOnShutdown = false
+	return p
 }
 
 // Check checks the configuration before anything starts.
@@ -83,6 +103,9 @@ type run struct {
 	c      *client.Client
 	out    io.Writer
 	checks int
+	// noFailsafe: a FAILSAFE ends every wait at once, with its reason
+	// (the flight expects none; a fault run waits for one).
+	noFailsafe bool
 }
 
 // newClient returns a client of the same daemon, on the same transport,
@@ -127,7 +150,21 @@ func (r *run) do(step, path, body string) error {
 
 // wait follows the status stream until pred holds.
 func (r *run) wait(step string, pred func(mission.Status) bool) (mission.Status, error) {
-	st, err := r.c.WaitFor(r.ctx, pred)
+	until := pred
+	if r.noFailsafe {
+		until = func(st mission.Status) bool { return pred(st) || st.State == "FAILSAFE" }
+	}
+	st, err := r.c.WaitFor(r.ctx, until)
+	if err == nil && !pred(st) {
+		reason, detail := "", ""
+		if st.FailsafeReason != nil {
+			reason = *st.FailsafeReason
+		}
+		if st.FailsafeDetail != nil {
+			detail = *st.FailsafeDetail
+		}
+		return st, r.check(step, false, "FAILSAFE (%s: %s) from %s at %.2f s", reason, detail, st.PreviousState, st.TimeS)
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return st, r.check(step, false, "timed out waiting; last state %s, queue %s", st.State, client.FormatQueue(st.MissionQueue))
@@ -135,6 +172,16 @@ func (r *run) wait(step string, pred func(mission.Status) bool) (mission.Status,
 		return st, err
 	}
 	return st, nil
+}
+
+// waitTaken waits until the vehicle took a new mission's first waypoint
+// (its goal is then EXECUTING). A command sent before raced the goal's
+// feedback, and the black box held one event more or less from run to run.
+func (r *run) waitTaken(step string) error {
+	_, err := r.wait(step, func(st mission.Status) bool {
+		return st.MissionQueue.State == "RUNNING" && st.Target != nil && !st.CommandPending
+	})
+	return err
 }
 
 func settled(state string) func(mission.Status) bool {
@@ -163,14 +210,13 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) (checks int,
 	if err != nil {
 		return 0, err
 	}
-	p := server.DefaultParams()
+	p := flightParams(cfg.Speed)
 	p.RecordDir = cfg.RecordDir
 	if p.RecordDir == "" {
 		p.RecordDir = filepath.Join(tmp, "blackbox")
 	}
-	p.DumpOnShutdown = false
 	d, c, err := cfg.start(daemon.Config{Params: p, Adapter: "demo", Speed: cfg.Speed, Seed: 1, Tick: 50 * time.Millisecond, Token: tok,
-		StateLog: cfg.StateLog, SampleEvery: 500 * time.Millisecond, StateLogBytes: 10 << 20})
+		StateLog: cfg.StateLog, SampleEvery: 500 * time.Millisecond, StateLogBytes: 10 << 20, Faults: cfg.faults})
 	if err != nil {
 		return 0, err
 	}
@@ -183,7 +229,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) (checks int,
 	fmt.Fprintf(stderr, "smoke: daemon on %s (demo adapter, speed ×%g)\n", d.URL(), cfg.Speed)
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	r := &run{ctx: ctx, c: c, out: stdout}
+	r := &run{ctx: ctx, c: c, out: stdout, noFailsafe: true}
 	err = r.flight(p.RecordDir)
 	return r.checks, err
 }
@@ -288,6 +334,9 @@ func (r *run) flight(recordDir string) error {
 	if err := r.do("second mission", "/v1/command", strings.ReplaceAll(missionBody, `"x":`, `"x":-`)); err != nil {
 		return err
 	}
+	if err := r.waitTaken("second mission"); err != nil {
+		return err
+	}
 	if _, err := r.c.Post(r.ctx, "/v1/command", []byte(missionBody)); !errors.As(err, &he) || he.Reply.Code != mission.CodeQueueBusy {
 		return r.check("mission refused while running", false, "%v", err)
 	}
@@ -308,6 +357,9 @@ func (r *run) flight(recordDir string) error {
 
 	// a third mission, pre-empted by return-home, pre-empted by a landing
 	if err := r.do("third mission", "/v1/command", missionBody); err != nil {
+		return err
+	}
+	if err := r.waitTaken("third mission"); err != nil {
 		return err
 	}
 	if err := r.do("return-home", "/v1/return_home", ""); err != nil {

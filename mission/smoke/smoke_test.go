@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/shakedown-robotics/shakedown/mission/adapter"
 	"github.com/shakedown-robotics/shakedown/mission/daemon/daemontest"
 )
 
@@ -57,6 +58,36 @@ func TestRun(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("two runs differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
+// TestRunFailsafe: a FAILSAFE the flight does not expect ends it at once,
+// naming the reason, instead of waiting out the timeout for a state the
+// vehicle holding in FAILSAFE never reaches.
+func TestRunFailsafe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		cfg := Config{Speed: 50, Timeout: 2 * time.Minute, Listen: pipes,
+			faults: []adapter.Fault{{Kind: adapter.FaultBattery, At: 3 * time.Second}}}
+		start := time.Now()
+		_, err := Run(context.Background(), cfg, &out, &errOut)
+		var f *Failure
+		if !errors.As(err, &f) || !strings.Contains(f.Msg, "FAILSAFE (battery_low: ") || strings.Contains(f.Msg, "timed out") {
+			t.Fatalf("Run: %v; want a failure naming FAILSAFE (battery_low: …)\n%s", err, &out)
+		}
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("the failure came after %v; want it as the FAILSAFE comes, not at the %v timeout", d, cfg.Timeout)
+		}
+	})
+}
+
+// TestFlightParams: Run's flight gives the demo vehicle's telemetry a second
+// of wall-clock time, whatever the speed, and never less than the default.
+func TestFlightParams(t *testing.T) {
+	for speed, want := range map[float64]time.Duration{0.5: time.Second, 1: time.Second, 10: 10 * time.Second, 50: 50 * time.Second} {
+		if got := flightParams(speed).Machine.TelemetryTimeout; got != want {
+			t.Errorf("speed ×%g: telemetry timeout %v; want %v", speed, got, want)
+		}
 	}
 }
 
