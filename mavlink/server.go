@@ -62,6 +62,10 @@ const minTick = 500 * time.Microsecond
 // further behind lets the simulation lag rather than flood the link.
 const MaxCatchUpS = 1.0
 
+// minSendBudget is the fewest messages one flush hands to the links (see
+// Server.budget).
+const minSendBudget = 16
+
 // Server serves a vehicle.Sim as a PX4-like MAVLink vehicle. Create it with
 // NewServer and call Run.
 //
@@ -79,6 +83,22 @@ type Server struct {
 	full  bool // MaxPeers were streamed to when another peer spoke
 	reqs  chan func(*vehicle.Sim)
 	done  chan struct{}
+	// owed is what the links are still to be sent, oldest first. A loop
+	// that was held up (a loaded machine) steps the vehicle time it owes
+	// at once, up to MaxCatchUpS, and so makes up to a second of
+	// telemetry in one go; gomavlib queues 64 messages per link and drops
+	// the rest. Each flush therefore hands over at most budget messages,
+	// four ticks' worth of the streams at the server's speed and at least
+	// minSendBudget, and the next ticks send the remainder: every frame
+	// goes out, a catch-up spread over some milliseconds.
+	owed   []sendReq
+	budget int
+}
+
+// sendReq is one message owed to one link.
+type sendReq struct {
+	ch  *gomavlib.Channel
+	msg message.Message
 }
 
 // link is the state of one channel: the MAVLink version the peer speaks,
@@ -160,8 +180,13 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if err := node.Initialize(); err != nil {
 		return nil, fmt.Errorf("mavlink: %w", err)
 	}
+	hz := 0.0
+	for _, d := range streamDefaults {
+		hz += d.hz
+	}
+	budget := max(minSendBudget, int(math.Ceil(4*hz*cfg.Speed*cfg.Tick.Seconds())))
 	return &Server{cfg: cfg, node: node, core: newCore(cfg.Sim, cfg.SystemID, cfg.ComponentID, cfg.Origin, cfg.FailsafeDelayS),
-		links: map[*gomavlib.Channel]*link{}, reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{})}, nil
+		links: map[*gomavlib.Channel]*link{}, reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{}), budget: budget}, nil
 }
 
 // Run serves until ctx is done, then closes the links.
@@ -252,19 +277,28 @@ func (s *Server) Do(ctx context.Context, f func(*vehicle.Sim)) bool {
 	}
 }
 
+// flush queues what the core made for the links it goes to and sends the
+// oldest budget messages owed.
 func (s *Server) flush() {
 	now := s.cfg.Clock.Now()
 	for _, o := range s.core.take() {
 		if ch, ok := o.to.(*gomavlib.Channel); ok && ch != nil {
-			s.write(ch, o.msg)
+			s.owed = append(s.owed, sendReq{ch, o.msg})
 			continue
 		}
 		for ch, l := range s.links {
 			if s.streaming(ch, l, now) {
-				s.write(ch, o.msg)
+				s.owed = append(s.owed, sendReq{ch, o.msg})
 			}
 		}
 	}
+	n := min(len(s.owed), s.budget)
+	for _, r := range s.owed[:n] {
+		if _, open := s.links[r.ch]; open { // not closed since
+			s.write(r.ch, r.msg)
+		}
+	}
+	s.owed = append(s.owed[:0], s.owed[n:]...)
 }
 
 // heard notes a valid frame from ch: a peer that was not streamed to
