@@ -58,8 +58,13 @@ type ServerConfig struct {
 // minTick is the shortest default tick.
 const minTick = 500 * time.Microsecond
 
-// MaxCatchUpS is the most vehicle time one tick steps; a loop that fell
-// further behind lets the simulation lag rather than flood the link.
+// MaxCatchUpS is the most vehicle time one tick steps: a loop that fell
+// further behind lets the simulation lag rather than flood the link. A
+// tick steps no more than a quarter of COM_OF_LOSS_T either (0.25 s with
+// PX4's default): the setpoints an offboard client sent while the loop was
+// held up (a loaded machine) are read only after the step, and a longer
+// step would run the vehicle past its offboard deadline on a link that
+// kept streaming, so that it held and landed (catchUpS).
 const MaxCatchUpS = 1.0
 
 // minSendBudget is the fewest messages one flush hands to the links (see
@@ -85,9 +90,9 @@ type Server struct {
 	done  chan struct{}
 	// owed is what the links are still to be sent, oldest first. A loop
 	// that was held up (a loaded machine) steps the vehicle time it owes
-	// at once, up to MaxCatchUpS, and so makes up to a second of
-	// telemetry in one go; gomavlib queues 64 messages per link and drops
-	// the rest. Each flush therefore hands over at most budget messages,
+	// at once, up to catchUpS, and so makes a quarter of a second of
+	// telemetry (60 messages) or more in one go; gomavlib queues 64
+	// messages per link and drops the rest. Each flush therefore hands over at most budget messages,
 	// four ticks' worth of the streams at the server's speed and at least
 	// minSendBudget, and the next ticks send the remainder: every frame
 	// goes out, a catch-up spread over some milliseconds.
@@ -248,14 +253,19 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-tk.C():
 			now := clk.Now()
 			target := sim0 + now.Sub(t0).Seconds()*s.cfg.Speed
-			if lag := target - c.now(); lag > MaxCatchUpS {
-				sim0 -= lag - MaxCatchUpS
-				target -= lag - MaxCatchUpS
+			if lag, most := target-c.now(), s.catchUpS(); lag > most {
+				sim0 -= lag - most
+				target -= lag - most
 			}
 			c.advance(target, now)
 			s.flush()
 		}
 	}
+}
+
+// catchUpS is the most vehicle time one tick steps (see MaxCatchUpS).
+func (s *Server) catchUpS() float64 {
+	return math.Min(MaxCatchUpS, s.core.ap.Config().OffboardLoss/4)
 }
 
 // Do runs f on the simulator inside the server's loop (for fault injection
