@@ -91,3 +91,32 @@ func TestStallKeepsOffboard(t *testing.T) {
 		}
 	})
 }
+
+// TestServerKeepsItsSpeed: the vehicle time runs at --speed × the wall
+// time, at ×1000 too, where every tick steps more than the catch-up limit
+// a held-up loop gets at ×10.
+func TestServerKeepsItsSpeed(t *testing.T) {
+	for _, speed := range []float64{1, 10, 1000} {
+		synctest.Test(t, func(t *testing.T) {
+			sim, err := vehicle.NewSim(vehicle.SimConfig{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _, _ := memPipe()
+			srv, err := NewServer(ServerConfig{Sim: sim, Endpoints: a.endpoints(), Speed: speed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer func() { cancel(); <-srv.done }()
+			go srv.Run(ctx)
+			const wallS = 0.2
+			time.Sleep(wallS * 1000 * time.Millisecond)
+			var simS float64
+			srv.Do(ctx, func(s *vehicle.Sim) { simS = s.Time() })
+			if want := wallS * speed; math.Abs(simS-want) > 0.02*want+0.01 {
+				t.Errorf("×%g: %.3f s of vehicle time in %g s; want %.3f s", speed, simS, wallS, want)
+			}
+		})
+	}
+}

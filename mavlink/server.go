@@ -59,12 +59,12 @@ type ServerConfig struct {
 const minTick = 500 * time.Microsecond
 
 // MaxCatchUpS is the most vehicle time one tick steps: a loop that fell
-// further behind lets the simulation lag rather than flood the link. A
-// tick steps no more than a quarter of COM_OF_LOSS_T either (0.25 s with
-// PX4's default): the setpoints an offboard client sent while the loop was
-// held up (a loaded machine) are read only after the step, and a longer
-// step would run the vehicle past its offboard deadline on a link that
-// kept streaming, so that it held and landed (catchUpS).
+// further behind lets the simulation lag rather than flood the link. Up
+// to ×500, a tick steps no more than a quarter of COM_OF_LOSS_T either
+// (0.25 s with PX4's default): the setpoints an offboard client sent while
+// the loop was held up (a loaded machine) are read only after the step,
+// and a longer step would run the vehicle past its offboard deadline on a
+// link that kept streaming, so that it held and landed (catchUpS).
 const MaxCatchUpS = 1.0
 
 // minSendBudget is the fewest messages one flush hands to the links (see
@@ -263,9 +263,11 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 }
 
-// catchUpS is the most vehicle time one tick steps (see MaxCatchUpS).
+// catchUpS is the most vehicle time one tick steps (see MaxCatchUpS), and
+// at least two ticks' worth at the server's speed: above ×500 a tick on
+// time steps more than a quarter of COM_OF_LOSS_T already.
 func (s *Server) catchUpS() float64 {
-	return math.Min(MaxCatchUpS, s.core.ap.Config().OffboardLoss/4)
+	return math.Max(math.Min(MaxCatchUpS, s.core.ap.Config().OffboardLoss/4), 2*s.cfg.Tick.Seconds()*s.cfg.Speed)
 }
 
 // Do runs f on the simulator inside the server's loop (for fault injection
