@@ -92,10 +92,11 @@ type Server struct {
 	// that was held up (a loaded machine) steps the vehicle time it owes
 	// at once, up to catchUpS, and so makes a quarter of a second of
 	// telemetry (60 messages) or more in one go; gomavlib queues 64
-	// messages per link and drops the rest. Each flush therefore hands over at most budget messages,
-	// four ticks' worth of the streams at the server's speed and at least
-	// minSendBudget, and the next ticks send the remainder: every frame
-	// goes out, a catch-up spread over some milliseconds.
+	// messages per link and drops the rest. Each flush therefore hands
+	// each link at most budget messages, four ticks' worth of the streams
+	// at the server's speed and at least minSendBudget, and the next ticks
+	// send the remainder: every frame goes out, in order, a catch-up
+	// spread over some milliseconds.
 	owed   []sendReq
 	budget int
 }
@@ -122,6 +123,7 @@ type link struct {
 	peer   bool      // opened by a remote on a server endpoint
 	active bool      // a peer that receives the streams
 	heard  time.Time // a peer's last valid frame
+	sent   int       // messages handed over in this flush
 }
 
 // NewServer opens the links; nothing is sent before Run.
@@ -289,8 +291,8 @@ func (s *Server) Do(ctx context.Context, f func(*vehicle.Sim)) bool {
 	}
 }
 
-// flush queues what the core made for the links it goes to and sends the
-// oldest budget messages owed.
+// flush queues what the core made for the links it goes to and sends each
+// link the oldest budget messages owed to it.
 func (s *Server) flush() {
 	now := s.cfg.Clock.Now()
 	for _, o := range s.core.take() {
@@ -304,13 +306,23 @@ func (s *Server) flush() {
 			}
 		}
 	}
-	n := min(len(s.owed), s.budget)
-	for _, r := range s.owed[:n] {
-		if _, open := s.links[r.ch]; open { // not closed since
+	for _, l := range s.links {
+		l.sent = 0
+	}
+	keep := s.owed[:0]
+	for _, r := range s.owed {
+		l, open := s.links[r.ch]
+		switch {
+		case !open: // closed since
+		case l.sent < s.budget:
+			l.sent++
 			s.write(r.ch, r.msg)
+		default:
+			keep = append(keep, r)
 		}
 	}
-	s.owed = append(s.owed[:0], s.owed[n:]...)
+	clear(s.owed[len(keep):])
+	s.owed = keep
 }
 
 // heard notes a valid frame from ch: a peer that was not streamed to
