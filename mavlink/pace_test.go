@@ -120,3 +120,27 @@ func TestServerKeepsItsSpeed(t *testing.T) {
 		})
 	}
 }
+
+// TestStarvedLoopStaysCurrent: a server loop held up over and over (a
+// machine too loaded to run it at its pace) sends current telemetry: what
+// it owes the link never grows, so the vehicle's latest sample stays
+// within a catch-up of the simulation, rather than further and further
+// behind it (and its heartbeat seconds late).
+func TestStarvedLoopStaysCurrent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRigAt(t, vehicle.SimConfig{Seed: 1}, Config{}, 10)
+		ctx := context.Background()
+		if _, err := r.v.Wait(ctx, time.Second, nil); err != nil {
+			t.Fatal(err)
+		}
+		for range 150 {
+			r.srv.Do(ctx, func(*vehicle.Sim) { time.Sleep(30 * time.Millisecond) })
+		}
+		time.Sleep(time.Millisecond)
+		var simT float64
+		r.srv.Do(ctx, func(s *vehicle.Sim) { simT = s.Time() })
+		if lag := simT - r.v.Telemetry().IMU.T; lag > 0.5 {
+			t.Errorf("the vehicle's latest IMU sample is %.2f s behind the simulation; want at most 0.5 s", lag)
+		}
+	})
+}

@@ -59,17 +59,25 @@ type ServerConfig struct {
 const minTick = 500 * time.Microsecond
 
 // MaxCatchUpS is the most vehicle time one tick steps: a loop that fell
-// further behind lets the simulation lag rather than flood the link. Up
-// to ×500, a tick steps no more than a quarter of COM_OF_LOSS_T either
-// (0.25 s with PX4's default): the setpoints an offboard client sent while
-// the loop was held up (a loaded machine) are read only after the step,
-// and a longer step would run the vehicle past its offboard deadline on a
-// link that kept streaming, so that it held and landed (catchUpS).
+// further behind (a loaded machine) lets the simulation lag rather than
+// flood the link. Below ×500 a tick steps less (catchUpS): no more than a
+// quarter of COM_OF_LOSS_T (0.25 s with PX4's default), since the
+// setpoints an offboard client sent while the loop was held up are read
+// only after the step, and a longer step would run the vehicle past its
+// offboard deadline on a link that kept streaming (it held and landed);
+// and no more telemetry than one flush sends (sendBudget), so that a
+// starved loop never owes more than it can send.
 const MaxCatchUpS = 1.0
 
-// minSendBudget is the fewest messages one flush hands to the links (see
-// Server.budget).
-const minSendBudget = 16
+// sendBudget is the fewest messages one flush hands to one link: three
+// quarters of gomavlib's per-link queue of 64, which drops what does not
+// fit.
+const sendBudget = 48
+
+// maxOwed bounds what a link is owed, in budgets: beyond it the oldest
+// messages are dropped (and said so once), rather than sending ever
+// staler telemetry.
+const maxOwed = 8
 
 // Server serves a vehicle.Sim as a PX4-like MAVLink vehicle. Create it with
 // NewServer and call Run.
@@ -88,23 +96,14 @@ type Server struct {
 	full  bool // MaxPeers were streamed to when another peer spoke
 	reqs  chan func(*vehicle.Sim)
 	done  chan struct{}
-	// owed is what the links are still to be sent, oldest first. A loop
-	// that was held up (a loaded machine) steps the vehicle time it owes
-	// at once, up to catchUpS, and so makes a quarter of a second of
-	// telemetry (60 messages) or more in one go; gomavlib queues 64
-	// messages per link and drops the rest. Each flush therefore hands
-	// each link at most budget messages, four ticks' worth of the streams
-	// at the server's speed and at least minSendBudget, and the next ticks
-	// send the remainder: every frame goes out, in order, a catch-up
-	// spread over some milliseconds.
-	owed   []sendReq
-	budget int
-}
-
-// sendReq is one message owed to one link.
-type sendReq struct {
-	ch  *gomavlib.Channel
-	msg message.Message
+	// budget is the most messages one flush hands to one link (gomavlib
+	// queues 64 per link and drops the rest): sendBudget, or what the
+	// streams make in the shortest catch-up at the server's speed. The
+	// rest of what a link is owed (link.owed) goes out on the next ticks,
+	// in order. streamHz is the streams' total rate, messages per second
+	// of vehicle time.
+	budget   int
+	streamHz float64
 }
 
 // link is the state of one channel: the MAVLink version the peer speaks,
@@ -123,7 +122,8 @@ type link struct {
 	peer   bool      // opened by a remote on a server endpoint
 	active bool      // a peer that receives the streams
 	heard  time.Time // a peer's last valid frame
-	sent   int       // messages handed over in this flush
+	owed   []message.Message
+	shed   bool // owed overflowed (said once)
 }
 
 // NewServer opens the links; nothing is sent before Run.
@@ -191,9 +191,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	for _, d := range streamDefaults {
 		hz += d.hz
 	}
-	budget := max(minSendBudget, int(math.Ceil(4*hz*cfg.Speed*cfg.Tick.Seconds())))
+	budget := max(sendBudget, int(math.Ceil(1.25*hz*2*cfg.Tick.Seconds()*cfg.Speed)))
 	return &Server{cfg: cfg, node: node, core: newCore(cfg.Sim, cfg.SystemID, cfg.ComponentID, cfg.Origin, cfg.FailsafeDelayS),
-		links: map[*gomavlib.Channel]*link{}, reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{}), budget: budget}, nil
+		links: map[*gomavlib.Channel]*link{}, reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{}), budget: budget, streamHz: hz}, nil
 }
 
 // Run serves until ctx is done, then closes the links.
@@ -265,11 +265,13 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 }
 
-// catchUpS is the most vehicle time one tick steps (see MaxCatchUpS), and
-// at least two ticks' worth at the server's speed: above ×500 a tick on
-// time steps more than a quarter of COM_OF_LOSS_T already.
+// catchUpS is the most vehicle time one tick steps (see MaxCatchUpS): the
+// least of MaxCatchUpS, a quarter of COM_OF_LOSS_T and what the streams
+// fill four fifths of a budget with (0.15 s), but at least two ticks'
+// worth at the server's speed (above ×500 a tick on time steps more).
 func (s *Server) catchUpS() float64 {
-	return math.Max(math.Min(MaxCatchUpS, s.core.ap.Config().OffboardLoss/4), 2*s.cfg.Tick.Seconds()*s.cfg.Speed)
+	most := min(MaxCatchUpS, s.core.ap.Config().OffboardLoss/4, float64(s.budget)/(1.25*s.streamHz))
+	return math.Max(most, 2*s.cfg.Tick.Seconds()*s.cfg.Speed)
 }
 
 // Do runs f on the simulator inside the server's loop (for fault injection
@@ -292,37 +294,40 @@ func (s *Server) Do(ctx context.Context, f func(*vehicle.Sim)) bool {
 }
 
 // flush queues what the core made for the links it goes to and sends each
-// link the oldest budget messages owed to it.
+// link the oldest budget messages it is owed.
 func (s *Server) flush() {
 	now := s.cfg.Clock.Now()
 	for _, o := range s.core.take() {
 		if ch, ok := o.to.(*gomavlib.Channel); ok && ch != nil {
-			s.owed = append(s.owed, sendReq{ch, o.msg})
+			if l := s.links[ch]; l != nil { // not closed since
+				l.owed = append(l.owed, o.msg)
+			}
 			continue
 		}
 		for ch, l := range s.links {
 			if s.streaming(ch, l, now) {
-				s.owed = append(s.owed, sendReq{ch, o.msg})
+				l.owed = append(l.owed, o.msg)
 			}
 		}
 	}
-	for _, l := range s.links {
-		l.sent = 0
-	}
-	keep := s.owed[:0]
-	for _, r := range s.owed {
-		l, open := s.links[r.ch]
-		switch {
-		case !open: // closed since
-		case l.sent < s.budget:
-			l.sent++
-			s.write(r.ch, r.msg)
-		default:
-			keep = append(keep, r)
+	for ch, l := range s.links {
+		if over := len(l.owed) - maxOwed*s.budget; over > 0 {
+			clear(l.owed[:over])
+			l.owed = l.owed[over:]
+			if !l.shed {
+				l.shed = true
+				s.cfg.Logf("link %s: the loop cannot keep up; dropping the oldest telemetry", ch)
+			}
+		}
+		n := min(len(l.owed), s.budget)
+		for _, m := range l.owed[:n] {
+			s.write(ch, m)
+		}
+		clear(l.owed[:n])
+		if l.owed = l.owed[n:]; len(l.owed) == 0 {
+			l.owed = nil
 		}
 	}
-	clear(s.owed[len(keep):])
-	s.owed = keep
 }
 
 // heard notes a valid frame from ch: a peer that was not streamed to
