@@ -128,31 +128,29 @@ func (r *quadRun) block(why string) {
 func (r *quadRun) sensors() error {
 	const st = 1
 	L := r.lim
-	type counter struct {
-		last float64
-		n    int
-	}
-	c := map[string]*counter{}
-	for _, k := range []string{"imu", "gnss", "baro", "battery", "range"} {
-		c[k] = &counter{last: math.NaN()}
-	}
+	// The averages take each sample the loop sees (its stamp moved). The
+	// rates count the samples in (t0, end] by the sensors' own numbers
+	// (Seq): a sample the loop did not see, because several arrived
+	// between two looks (a loaded machine reading a sped-up link), still
+	// counts.
+	last := map[string]float64{}
 	seen := func(k string, t float64) bool {
-		if t == c[k].last || math.IsInf(t, -1) {
+		l, had := last[k]
+		if math.IsInf(t, -1) || had && t == l {
 			return false
 		}
-		first := math.IsNaN(c[k].last)
-		c[k].last = t
-		if !first {
-			c[k].n++
-		}
-		return !first
+		last[k] = t
+		return had
+	}
+	seqs := func(t vehicle.Telemetry) map[string]uint64 {
+		return map[string]uint64{"imu": t.IMU.Seq, "gnss": t.GNSS.Seq, "baro": t.Baro.Seq, "battery": t.Battery.Seq, "range": t.Range.Seq}
 	}
 	t0 := r.tel
+	seq0 := seqs(t0)
 	seen("imu", t0.IMU.T)
 	seen("gnss", t0.GNSS.T)
 	seen("baro", t0.Baro.T)
 	seen("battery", t0.Battery.T)
-	seen("range", t0.Range.T)
 	var acc, gyro geom.Vec3
 	var nIMU, nGNSS, nBaro, nBat int
 	minFix, minSats, maxEph := math.MaxInt, math.MaxInt, 0.0
@@ -177,7 +175,6 @@ func (r *quadRun) sensors() error {
 			nBat++
 			volts, charge, cells = volts+t.Battery.VoltageV, t.Battery.Remaining, t.Battery.Cells
 		}
-		seen("range", t.Range.T)
 		return false
 	}); err != nil {
 		return err
@@ -194,7 +191,7 @@ func (r *quadRun) sensors() error {
 			r.add(k.skip("no range sensor fitted"))
 			continue
 		}
-		got := float64(c[sn.key].n) / span
+		got := float64(seqs(r.tel)[sn.key]-seq0[sn.key]) / span
 		ok := got >= share*sn.hz-1e-9
 		r.add(k.val(got, "Hz", "%.1f Hz").pass(ok))
 		if !ok && sn.key != "range" && sn.key != "battery" {

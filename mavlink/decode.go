@@ -289,21 +289,21 @@ func (t *telem) decode(msg message.Message) bool {
 			return false
 		}
 		ts := t.usec(m.TimeUsec)
-		t.tel.IMU = vehicle.IMU{T: ts, Accel: acc, Gyro: gyr}
+		t.tel.IMU = vehicle.IMU{T: ts, Seq: nextSeq(t.tel.IMU.T, t.tel.IMU.Seq, ts), Accel: acc, Gyro: gyr}
 		const baroFields = 0x200 // HIGHRES_IMU_UPDATED_ABS_PRESSURE: a new barometer sample
 		if p, tc, alt := float64(m.AbsPressure), float64(m.Temperature), float64(m.PressureAlt); m.FieldsUpdated&baroFields != 0 &&
 			fin(p, tc, alt) && p > 0 && p < 2000 && math.Abs(alt) < 1e5 && math.Abs(tc) < 200 {
-			t.tel.Baro = vehicle.Baro{T: ts, PressurePa: p * 100, TempC: tc, AltM: alt}
+			t.tel.Baro = vehicle.Baro{T: ts, Seq: nextSeq(t.tel.Baro.T, t.tel.Baro.Seq, ts), PressurePa: p * 100, TempC: tc, AltM: alt}
 		}
 	case *common.MessageScaledImu:
 		ts := t.clock(m.TimeBootMs)
 		k := gravity / 1000
-		t.tel.IMU = vehicle.IMU{T: ts,
+		t.tel.IMU = vehicle.IMU{T: ts, Seq: nextSeq(t.tel.IMU.T, t.tel.IMU.Seq, ts),
 			Accel: geom.Vec3{X: float64(m.Xacc) * k, Y: float64(m.Yacc) * k, Z: float64(m.Zacc) * k},
 			Gyro:  geom.Vec3{X: float64(m.Xgyro) / 1000, Y: float64(m.Ygyro) / 1000, Z: float64(m.Zgyro) / 1000}}
 	case *common.MessageSysStatus:
 		b := t.tel.Battery
-		b.T = t.bootS
+		b.T, b.Seq = t.bootS, nextSeq(b.T, b.Seq, t.bootS)
 		if m.VoltageBattery != uint16Max {
 			b.VoltageV = float64(m.VoltageBattery) / 1000
 		}
@@ -364,6 +364,18 @@ func (t *telem) decode(msg message.Message) bool {
 	return true
 }
 
+// nextSeq is a sensor's sample count after a sample stamped t, the last
+// one (if seq > 0) being stamped last: one more for the first sample or a
+// new stamp, the same for a repeat (a frame sent twice, or a second message
+// of the same sample, such as SYS_STATUS and BATTERY_STATUS of one battery
+// reading).
+func nextSeq(last float64, seq uint64, t float64) uint64 {
+	if seq == 0 || t != last {
+		return seq + 1
+	}
+	return seq
+}
+
 // missionDone: PX4 ≥ 1.14 reports MISSION_STATE_COMPLETE; older firmware
 // and ArduPilot are done when the last item was reached and the vehicle has
 // landed and disarmed.
@@ -412,6 +424,7 @@ func (t *telem) gps(m *common.MessageGpsRawInt) bool {
 			g.Vel = geom.Vec3{X: v * math.Cos(c), Y: v * math.Sin(c)}
 		}
 	}
+	g.Seq = nextSeq(t.tel.GNSS.T, t.tel.GNSS.Seq, g.T)
 	t.tel.GNSS = g
 	return true
 }
@@ -429,7 +442,7 @@ func (t *telem) battery(m *common.MessageBatteryStatus) bool {
 		return false
 	}
 	b := t.tel.Battery
-	b.T = t.bootS
+	b.T, b.Seq = t.bootS, nextSeq(b.T, b.Seq, t.bootS)
 	if cells > 0 {
 		b.VoltageV, b.Cells = mv/1000, cells
 	}
@@ -493,6 +506,7 @@ func (t *telem) distance(m *common.MessageDistanceSensor) bool {
 		rg.T = math.Max(rg.T, ray.t)
 		rg.MaxM = math.Max(rg.MaxM, ray.maxM)
 	}
+	rg.Seq = nextSeq(t.tel.Range.T, t.tel.Range.Seq, rg.T)
 	t.tel.Range = rg
 	return true
 }

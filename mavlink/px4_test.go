@@ -291,10 +291,30 @@ func TestMissionState(t *testing.T) {
 		if r.mode() != "mission" {
 			t.Errorf("touching down: mode %s; want mission", r.mode())
 		}
+		from := r.mark()
 		r.until("disarm", 30, func() bool { return !r.c.ap.Status().Armed })
 		r.run(0.1)
 		if mc, _ := last[*common.MessageMissionCurrent](r, 0); mc.MissionState != missionStateDone {
 			t.Errorf("landed and disarmed: %+v; want COMPLETE", mc)
+		}
+		// The mission's end goes out before the heartbeat that says
+		// disarmed: a ground station that stops at the disarm (fly
+		// --connect) has read that the mission finished.
+		complete, disarmed := -1, -1
+		for i, o := range r.sent[from:] {
+			switch m := o.msg.(type) {
+			case *common.MessageMissionCurrent:
+				if m.MissionState == missionStateDone && complete < 0 {
+					complete = i
+				}
+			case *common.MessageHeartbeat:
+				if m.BaseMode&baseModeArmed == 0 && disarmed < 0 {
+					disarmed = i
+				}
+			}
+		}
+		if complete < 0 || disarmed < 0 || complete > disarmed {
+			t.Errorf("MISSION_CURRENT COMPLETE sent as message %d, the disarmed HEARTBEAT as %d; want COMPLETE first", complete, disarmed)
 		}
 	})
 }

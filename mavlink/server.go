@@ -58,9 +58,26 @@ type ServerConfig struct {
 // minTick is the shortest default tick.
 const minTick = 500 * time.Microsecond
 
-// MaxCatchUpS is the most vehicle time one tick steps; a loop that fell
-// further behind lets the simulation lag rather than flood the link.
+// MaxCatchUpS is the most vehicle time one tick steps: a loop that fell
+// further behind (a loaded machine) lets the simulation lag rather than
+// flood the link. Below ×500 a tick steps less (catchUpS): no more than a
+// quarter of COM_OF_LOSS_T (0.25 s with PX4's default), since the
+// setpoints an offboard client sent while the loop was held up are read
+// only after the step, and a longer step would run the vehicle past its
+// offboard deadline on a link that kept streaming (it held and landed);
+// and no more telemetry than one flush sends (sendBudget), so that a
+// starved loop never owes more than it can send.
 const MaxCatchUpS = 1.0
+
+// sendBudget is the fewest messages one flush hands to one link: three
+// quarters of gomavlib's per-link queue of 64, which drops what does not
+// fit.
+const sendBudget = 48
+
+// maxOwed bounds what a link is owed, in budgets: beyond it the oldest
+// messages are dropped (and said so once), rather than sending ever
+// staler telemetry.
+const maxOwed = 8
 
 // Server serves a vehicle.Sim as a PX4-like MAVLink vehicle. Create it with
 // NewServer and call Run.
@@ -79,6 +96,14 @@ type Server struct {
 	full  bool // MaxPeers were streamed to when another peer spoke
 	reqs  chan func(*vehicle.Sim)
 	done  chan struct{}
+	// budget is the most messages one flush hands to one link (gomavlib
+	// queues 64 per link and drops the rest): sendBudget, or what the
+	// streams make in the shortest catch-up at the server's speed. The
+	// rest of what a link is owed (link.owed) goes out on the next ticks,
+	// in order. streamHz is the streams' total rate, messages per second
+	// of vehicle time.
+	budget   int
+	streamHz float64
 }
 
 // link is the state of one channel: the MAVLink version the peer speaks,
@@ -97,6 +122,8 @@ type link struct {
 	peer   bool      // opened by a remote on a server endpoint
 	active bool      // a peer that receives the streams
 	heard  time.Time // a peer's last valid frame
+	owed   []message.Message
+	shed   bool // owed overflowed (said once)
 }
 
 // NewServer opens the links; nothing is sent before Run.
@@ -160,8 +187,13 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if err := node.Initialize(); err != nil {
 		return nil, fmt.Errorf("mavlink: %w", err)
 	}
+	hz := 0.0
+	for _, d := range streamDefaults {
+		hz += d.hz
+	}
+	budget := max(sendBudget, int(math.Ceil(1.25*hz*2*cfg.Tick.Seconds()*cfg.Speed)))
 	return &Server{cfg: cfg, node: node, core: newCore(cfg.Sim, cfg.SystemID, cfg.ComponentID, cfg.Origin, cfg.FailsafeDelayS),
-		links: map[*gomavlib.Channel]*link{}, reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{})}, nil
+		links: map[*gomavlib.Channel]*link{}, reqs: make(chan func(*vehicle.Sim)), done: make(chan struct{}), budget: budget, streamHz: hz}, nil
 }
 
 // Run serves until ctx is done, then closes the links.
@@ -223,14 +255,23 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-tk.C():
 			now := clk.Now()
 			target := sim0 + now.Sub(t0).Seconds()*s.cfg.Speed
-			if lag := target - c.now(); lag > MaxCatchUpS {
-				sim0 -= lag - MaxCatchUpS
-				target -= lag - MaxCatchUpS
+			if lag, most := target-c.now(), s.catchUpS(); lag > most {
+				sim0 -= lag - most
+				target -= lag - most
 			}
 			c.advance(target, now)
 			s.flush()
 		}
 	}
+}
+
+// catchUpS is the most vehicle time one tick steps (see MaxCatchUpS): the
+// least of MaxCatchUpS, a quarter of COM_OF_LOSS_T and what the streams
+// fill four fifths of a budget with (0.15 s), but at least two ticks'
+// worth at the server's speed (above ×500 a tick on time steps more).
+func (s *Server) catchUpS() float64 {
+	most := min(MaxCatchUpS, s.core.ap.Config().OffboardLoss/4, float64(s.budget)/(1.25*s.streamHz))
+	return math.Max(most, 2*s.cfg.Tick.Seconds()*s.cfg.Speed)
 }
 
 // Do runs f on the simulator inside the server's loop (for fault injection
@@ -252,17 +293,39 @@ func (s *Server) Do(ctx context.Context, f func(*vehicle.Sim)) bool {
 	}
 }
 
+// flush queues what the core made for the links it goes to and sends each
+// link the oldest budget messages it is owed.
 func (s *Server) flush() {
 	now := s.cfg.Clock.Now()
 	for _, o := range s.core.take() {
 		if ch, ok := o.to.(*gomavlib.Channel); ok && ch != nil {
-			s.write(ch, o.msg)
+			if l := s.links[ch]; l != nil { // not closed since
+				l.owed = append(l.owed, o.msg)
+			}
 			continue
 		}
 		for ch, l := range s.links {
 			if s.streaming(ch, l, now) {
-				s.write(ch, o.msg)
+				l.owed = append(l.owed, o.msg)
 			}
+		}
+	}
+	for ch, l := range s.links {
+		if over := len(l.owed) - maxOwed*s.budget; over > 0 {
+			clear(l.owed[:over])
+			l.owed = l.owed[over:]
+			if !l.shed {
+				l.shed = true
+				s.cfg.Logf("link %s: the loop cannot keep up; dropping the oldest telemetry", ch)
+			}
+		}
+		n := min(len(l.owed), s.budget)
+		for _, m := range l.owed[:n] {
+			s.write(ch, m)
+		}
+		clear(l.owed[:n])
+		if l.owed = l.owed[n:]; len(l.owed) == 0 {
+			l.owed = nil
 		}
 	}
 }

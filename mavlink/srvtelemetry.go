@@ -86,20 +86,14 @@ func (c *core) afterStep() {
 	}
 }
 
-// onChange sends the heartbeat, the landed state and the mission progress
+// onChange sends the mission progress, the heartbeat and the landed state
 // as soon as they change, as PX4 does, so that a ground station sees
-// arming and mode changes without waiting a period.
+// arming and mode changes without waiting a period. The mission's progress
+// goes first: when the last item ends in the step that disarms (a mission's
+// landing), a ground station reading in order has the mission complete by
+// the time it reads the disarm, as PX4 reports the touchdown before its
+// auto-disarm.
 func (c *core) onChange() {
-	custom, base, _ := c.modeState()
-	if base != c.lastBase || custom != c.lastCustom {
-		c.lastBase, c.lastCustom = base, custom
-		c.send(nil, c.heartbeatMsg())
-		c.send(nil, c.homeMsg())
-	}
-	if ls := c.landedState(); ls != c.lastLanded {
-		c.lastLanded = ls
-		c.send(nil, c.extStateMsg())
-	}
 	st := c.ap.Status()
 	if k := st.MissionItem; k != c.lastAPItem {
 		if c.inMission || c.finished {
@@ -112,6 +106,16 @@ func (c *core) onChange() {
 	if seq, ms := c.missionSeqState(); ms != c.lastMState || seq != c.lastCur {
 		c.lastMState, c.lastCur = ms, seq
 		c.send(nil, c.missionCurrentMsg())
+	}
+	custom, base, _ := c.modeState()
+	if base != c.lastBase || custom != c.lastCustom {
+		c.lastBase, c.lastCustom = base, custom
+		c.send(nil, c.heartbeatMsg())
+		c.send(nil, c.homeMsg())
+	}
+	if ls := c.landedState(); ls != c.lastLanded {
+		c.lastLanded = ls
+		c.send(nil, c.extStateMsg())
 	}
 }
 

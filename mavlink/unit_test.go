@@ -161,6 +161,39 @@ func TestDecodeUnits(t *testing.T) {
 	}
 }
 
+// TestSampleCounts: each sensor's Seq counts the samples that arrived, by
+// their stamps: a repeated frame, or a second message of one sample (the
+// barometer's HIGHRES_IMU without its updated flag, SYS_STATUS and
+// BATTERY_STATUS of one battery reading), is not a new sample.
+func TestSampleCounts(t *testing.T) {
+	tel := newTelem()
+	tel.bindAny = true
+	now := time.Time{}
+	tel.apply(now, 1, 1, &common.MessageHeartbeat{Type: mavTypeQuadrotor, Autopilot: autopilotPX4, BaseMode: baseModeCustom})
+	const baro = 0x200
+	imu := func(us uint64, flags common.HIGHRES_IMU_UPDATED_FLAGS) message.Message {
+		return &common.MessageHighresImu{TimeUsec: us, Zacc: -9.8, AbsPressure: 955, Temperature: 20, PressureAlt: 488, FieldsUpdated: flags}
+	}
+	gps := func(us uint64) message.Message {
+		return &common.MessageGpsRawInt{TimeUsec: us, FixType: 1, Eph: 65535, Epv: 65535, Vel: 65535, Cog: 65535}
+	}
+	for _, m := range []message.Message{
+		imu(1_000_000, baro), &common.MessageSysStatus{VoltageBattery: 12000, CurrentBattery: -1, BatteryRemaining: -1}, gps(1_000_000),
+		&common.MessageBatteryStatus{Voltages: [10]uint16{4000, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535}, CurrentBattery: -1, CurrentConsumed: -1, BatteryRemaining: 80},
+		imu(1_000_000, baro), // the same frame again
+		imu(1_020_000, 0), imu(1_040_000, 0), imu(1_060_000, baro), gps(1_200_000), gps(1_200_000),
+		&common.MessageAttitude{TimeBootMs: 2000}, &common.MessageSysStatus{VoltageBattery: 12000, CurrentBattery: -1, BatteryRemaining: -1},
+	} {
+		if !tel.apply(now, 1, 1, m) {
+			t.Fatalf("%T refused", m)
+		}
+	}
+	got := tel.snapshot()
+	if got.IMU.Seq != 4 || got.Baro.Seq != 2 || got.GNSS.Seq != 2 || got.Battery.Seq != 2 {
+		t.Errorf("samples: IMU %d, baro %d, GNSS %d, battery %d; want 4, 2, 2, 2", got.IMU.Seq, got.Baro.Seq, got.GNSS.Seq, got.Battery.Seq)
+	}
+}
+
 func TestCarrot(t *testing.T) {
 	s := &stream{}
 	s.retarget(10, geom.Vec3{}, geom.Vec3{X: 6, Y: 8}, 2)

@@ -207,7 +207,7 @@ func (s *Sim) Telemetry() Telemetry {
 	var rg Range
 	if r.Kind != quad.RangeNone {
 		copy(s.rangeBuf, r.Ranges)
-		rg = Range{T: r.T, Cols: r.Cols, Rows: r.Rows, Ranges: s.rangeBuf, Dirs: r.Dirs, MaxM: r.MaxM}
+		rg = Range{T: r.T, Seq: r.Seq, Cols: r.Cols, Rows: r.Rows, Ranges: s.rangeBuf, Dirs: r.Dirs, MaxM: r.MaxM}
 	}
 	return Telemetry{
 		T: s.q.Time(), Armed: st.Armed, Landed: st.Landed, Mode: st.Mode.String(),

@@ -26,8 +26,15 @@ var ErrUnsupported = errors.New("vehicle: command not supported")
 var ErrTimeout = errors.New("vehicle: wait timed out")
 
 // IMU is an inertial sample in the body frame (FRD).
+//
+// Seq, here and on the other sensors, counts the samples since start (1 =
+// the first), like the mower's Stamp.Seq: Telemetry holds only the latest
+// sample, and a reader that does not look at every one (a loaded machine,
+// a poll slower than the sensor) still learns how many there were. Over a
+// link it counts the samples that arrived.
 type IMU struct {
 	T     float64   // s, vehicle time of the sample
+	Seq   uint64    // samples since start
 	Accel geom.Vec3 // m/s², specific force
 	Gyro  geom.Vec3 // rad/s
 }
@@ -35,6 +42,7 @@ type IMU struct {
 // GNSS is a receiver solution in local NED about home.
 type GNSS struct {
 	T          float64
+	Seq        uint64
 	Fix        int // 0 none, 3 3-D (GPS_FIX_TYPE)
 	Satellites int
 	EphM, EpvM float64
@@ -45,6 +53,7 @@ type GNSS struct {
 // Baro is a barometer sample.
 type Baro struct {
 	T          float64
+	Seq        uint64
 	PressurePa float64
 	TempC      float64
 	AltM       float64
@@ -53,6 +62,7 @@ type Baro struct {
 // Battery is the battery monitor's reading.
 type Battery struct {
 	T         float64
+	Seq       uint64
 	VoltageV  float64
 	CurrentA  float64
 	UsedMAh   float64
@@ -63,6 +73,7 @@ type Battery struct {
 // Range is a range-sensor scan; see quad.RangeConfig for the ray layout.
 type Range struct {
 	T      float64
+	Seq    uint64
 	Cols   int
 	Rows   int
 	Ranges []float64   // m; NaN below the minimum range

@@ -14,10 +14,12 @@ import (
 // TestEOLConnect: the quadrotor end-of-line test over MAVLink against
 // `shakedown sitl --speed 10` on loopback UDP passes, every row: the
 // streams keep their rates in vehicle time, so the sensor-rate rows pass
-// too. It runs on the wall clock over a real socket, so a loaded machine
-// can drop frames: it is built only with -tags long (go test -tags long
-// -run EOLConnect ./cmd/shakedown). The same run in fake time over an
-// in-memory link, at ×1 and ×10, is mavlink's TestEOLOverLink.
+// too, on a loaded machine as well (the rates count the samples the link
+// delivered, not the ones the runner looked at, and the server sends
+// every frame it owes after a hold-up). It runs on the wall clock over a
+// real socket for some seconds: it is built only with -tags long (go test
+// -tags long -run EOLConnect ./cmd/shakedown). The same run in fake time
+// over an in-memory link, at ×1 and ×10, is mavlink's TestEOLOverLink.
 func TestEOLConnect(t *testing.T) {
 	url, _ := startSITL(t, 10)
 	dir := t.TempDir()

@@ -57,7 +57,10 @@ QGroundControl listens on UDP 14550 and connects by itself; --gcs "" turns it
 off. The vehicle stands at PX4 SITL's spawn point (47.397742 N, 8.545594 E,
 488 m). The optional case study (mission1…7, a YAML or a .plan) and
 --obstacle set the obstacles and the PX4 parameters; its mission is not
-started: upload one over MAVLink.
+started: upload one over MAVLink. --autopilot avoid (the default, as for
+fly) flies mission legs with the obstacle-avoidance planner on the depth
+camera's point cloud; plain flies them straight. Offboard setpoints and
+commands are the same with both.
 
 Runs until interrupted (SIGINT, SIGTERM).`,
 		Example: `  shakedown sitl
@@ -87,7 +90,7 @@ Runs until interrupted (SIGINT, SIGTERM).`,
 	fl.StringVar(&f.gcs, "gcs", "udp://127.0.0.1:14550", "ground-station `URL` the vehicle sends to; \"\" = none")
 	fl.Float64Var(&f.speed, "speed", 1, "simulated seconds per wall second (PX4_SIM_SPEED_FACTOR)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the simulator's noise")
-	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotPlain, "plain, or avoid (missions flown with the obstacle-avoidance planner)")
+	fl.StringVar(&f.autopilot, "autopilot", run.AutopilotAvoid, "avoid (mission legs flown with the obstacle-avoidance planner, as fly does) or plain")
 	fl.StringArrayVar(&f.obstacles, "obstacle", nil, "obstacle `l,w,h,x,y,z,r` (m, degrees; competition frame); repeatable")
 	fl.StringVar(&f.rules, "rules", "2025", "obstacle validity rules: 2024, 2025 or 2026")
 	fl.StringVar(&f.rosbridge, "rosbridge", "", "serve the robot (quad or --vehicle mower) to ROS 2 on a rosbridge v2 server at `host:port` (e.g. 127.0.0.1:9090) instead of MAVLink")

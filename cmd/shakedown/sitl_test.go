@@ -18,6 +18,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/mission/blackbox"
 	"github.com/shakedown-robotics/shakedown/mission/daemon"
 	"github.com/shakedown-robotics/shakedown/mission/server"
+	"github.com/shakedown-robotics/shakedown/run"
 )
 
 func TestSITLBadInput(t *testing.T) {
@@ -54,6 +55,26 @@ func TestSITLBadInput(t *testing.T) {
 	}
 }
 
+// sitlDefault is the default of the sitl command's flag name.
+func sitlDefault(t *testing.T, name string) string {
+	t.Helper()
+	fl := newSITLCmd().Flags().Lookup(name)
+	if fl == nil {
+		t.Fatalf("sitl has no --%s", name)
+	}
+	return fl.DefValue
+}
+
+// TestSITLFliesAsFly: sitl's and fly's --autopilot default to the same
+// autopilot (avoid), so that a mission flown on `shakedown sitl` flies as
+// `shakedown fly` flies it.
+func TestSITLFliesAsFly(t *testing.T) {
+	fly := newFlyCmd().Flags().Lookup("autopilot").DefValue
+	if got := sitlDefault(t, "autopilot"); got != fly || got != run.AutopilotAvoid {
+		t.Errorf("sitl --autopilot defaults to %q, fly to %q; want both %q", got, fly, run.AutopilotAvoid)
+	}
+}
+
 func sitlFreePort(t *testing.T) string {
 	t.Helper()
 	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -65,11 +86,12 @@ func sitlFreePort(t *testing.T) string {
 }
 
 // startSITL runs `shakedown sitl` (in-process) on a free loopback port at
-// speed; stop ends it as SIGINT would.
+// speed, with the command's default autopilot; stop ends it as SIGINT
+// would.
 func startSITL(t *testing.T, speed float64, args ...string) (url string, stop func()) {
 	t.Helper()
 	url = "udp://127.0.0.1:" + sitlFreePort(t)
-	f := sitlFlags{vehicle: "quad", listen: url, speed: speed, seed: 1, autopilot: "plain", rules: "2025"}
+	f := sitlFlags{vehicle: "quad", listen: url, speed: speed, seed: 1, autopilot: sitlDefault(t, "autopilot"), rules: "2025"}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *mavlink.Server, 1)
 	errc := make(chan error, 1)

@@ -422,7 +422,7 @@ func (q *Quad) sample() {
 			f = f.Add(q.gauss3().Mul(as))
 			g = g.Add(q.gauss3().Mul(gs))
 		}
-		q.imu = IMU{T: q.t, Accel: f, Gyro: g}
+		q.imu = IMU{T: q.t, Seq: q.imu.Seq + 1, Accel: f, Gyro: g}
 	}
 	if q.gnssT.Due(q.t) && !q.Faults.GNSSDropout {
 		var ep, ev geom.Vec3
@@ -431,9 +431,9 @@ func (q *Quad) sample() {
 			ev = geom.Vec3{X: q.gpsVel[0].Next(q.rng), Y: q.gpsVel[1].Next(q.rng), Z: q.gpsVel[2].Next(q.rng)}
 		}
 		if q.Faults.GNSSLoss {
-			q.gnss = GNSS{T: q.t, Fix: FixNone, Satellites: 0, EphM: 100, EpvM: 100}
+			q.gnss = GNSS{T: q.t, Seq: q.gnss.Seq + 1, Fix: FixNone, Satellites: 0, EphM: 100, EpvM: 100}
 		} else {
-			q.gnss = GNSS{T: q.t, Fix: Fix3D, Satellites: 10, EphM: 0.9, EpvM: 1.78, Pos: s.Pos.Add(ep), Vel: s.Vel.Add(ev)}
+			q.gnss = GNSS{T: q.t, Seq: q.gnss.Seq + 1, Fix: Fix3D, Satellites: 10, EphM: 0.9, EpvM: 1.78, Pos: s.Pos.Add(ep), Vel: s.Vel.Add(ev)}
 		}
 	}
 	if q.baroT.Due(q.t) && !q.Faults.BaroDropout {
@@ -444,12 +444,12 @@ func (q *Quad) sample() {
 			pa += q.rng.NormFloat64() // 1 Pa RMS (sensor_baro_sim)
 		}
 		alt := 288.15/0.0065*(1-math.Pow(pa/101325, 1/5.2559)) - q.cfg.HomeAltMSL
-		q.baro = Baro{T: q.t, PressurePa: pa, TempC: tk - 273.15, AltM: alt}
+		q.baro = Baro{T: q.t, Seq: q.baro.Seq + 1, PressurePa: pa, TempC: tk - 273.15, AltM: alt}
 	}
 	if q.batT.Due(q.t) && !q.Faults.BatteryDropout {
 		c := &q.batCfg
 		ocv := float64(c.Cells) * (c.VEmptyCell + (c.VFullCell-c.VEmptyCell)*q.soc)
-		q.bat = Battery{T: q.t, VoltageV: ocv - q.bat.CurrentA*c.ResistanceOhm, CurrentA: q.bat.CurrentA,
+		q.bat = Battery{T: q.t, Seq: q.bat.Seq + 1, VoltageV: ocv - q.bat.CurrentA*c.ResistanceOhm, CurrentA: q.bat.CurrentA,
 			UsedMAh: q.usedMAh, Remaining: q.soc, Cells: c.Cells}
 	}
 	if q.cfg.Range.Kind != RangeNone && q.rangeT.Due(q.t) && !q.Faults.RangeDropout {
@@ -474,6 +474,7 @@ func (q *Quad) castRays(noise bool) {
 		q.scan.Ranges[i] = r
 	}
 	q.scan.T = q.t
+	q.scan.Seq++
 }
 
 func (q *Quad) gauss3() geom.Vec3 {

@@ -11,6 +11,7 @@ import (
 // IMU is one inertial sample in the body frame (FRD).
 type IMU struct {
 	T     float64   // s, sample time
+	Seq   uint64    // samples taken since start (1 = the first); see RangeScan.Seq
 	Accel geom.Vec3 // m/s², specific force (acceleration minus gravity), body
 	Gyro  geom.Vec3 // rad/s, body rates
 }
@@ -24,6 +25,7 @@ const (
 // GNSS is one receiver solution, expressed in local NED about the origin.
 type GNSS struct {
 	T          float64   // s
+	Seq        uint64    // solutions since start
 	Fix        int       // FixNone or Fix3D
 	Satellites int       // satellites used
 	EphM, EpvM float64   // reported horizontal and vertical accuracy (1σ-like), m
@@ -34,6 +36,7 @@ type GNSS struct {
 // Baro is one barometer sample.
 type Baro struct {
 	T          float64 // s
+	Seq        uint64  // samples since start
 	PressurePa float64
 	TempC      float64
 	AltM       float64 // altitude above the origin from the ISA model, m
@@ -42,6 +45,7 @@ type Baro struct {
 // Battery is the battery monitor's reading.
 type Battery struct {
 	T         float64 // s
+	Seq       uint64  // readings since start
 	VoltageV  float64 // terminal voltage under load
 	CurrentA  float64
 	UsedMAh   float64
@@ -128,8 +132,14 @@ func (c RangeConfig) Validate() error {
 
 // RangeScan is the latest range sensor reading. Ranges and Dirs are owned by
 // the simulator and overwritten by the next sample; copy what must be kept.
+//
+// Seq, here and on the other sensors, counts the samples since start, like
+// a ROS header's seq: a reader that polls the latest sample learns how many
+// it did not see, so a rate counted from Seq does not depend on how often
+// the reader looks.
 type RangeScan struct {
 	T      float64
+	Seq    uint64
 	Kind   RangeKind
 	Cols   int
 	Rows   int
