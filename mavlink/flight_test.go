@@ -57,6 +57,28 @@ func newRigAt(t *testing.T, simCfg vehicle.SimConfig, vcfg Config, speed float64
 	return r
 }
 
+// flyOut arms v, takes off to alt m, waits for the hover, sends it toward
+// x m north at 2 m/s and returns once it is past movedX m.
+func flyOut(t *testing.T, v *Vehicle, alt, x, movedX float64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := v.Arm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Takeoff(ctx, alt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Wait(ctx, 30*time.Second, func(t vehicle.Telemetry) bool { return t.Mode == "hold" && t.AltM() > alt-0.5 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Goto(ctx, geom.Vec3{X: x, Z: -alt}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Wait(ctx, 20*time.Second, func(t vehicle.Telemetry) bool { return t.Pos.X > movedX }); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (r *rig) close() {
 	r.v.Close()
 	r.cancel()
@@ -113,21 +135,7 @@ func TestOffboardLossFailsafe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, vehicle.SimConfig{Seed: 2}, Config{})
 		v, ctx := r.v, context.Background()
-		if err := v.Arm(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := v.Takeoff(ctx, 6); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := v.Wait(ctx, 30*time.Second, func(t vehicle.Telemetry) bool { return t.Mode == "hold" && t.AltM() > 5.5 }); err != nil {
-			t.Fatal(err)
-		}
-		if err := v.Goto(ctx, geom.Vec3{X: 30, Z: -6}, 2); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := v.Wait(ctx, 20*time.Second, func(t vehicle.Telemetry) bool { return t.Pos.X > 2 }); err != nil {
-			t.Fatal(err)
-		}
+		flyOut(t, v, 6, 30, 2)
 		var lostAt float64
 		r.srv.Do(ctx, func(s *vehicle.Sim) { lostAt = s.Time() })
 		r.cut(true)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/shakedown-robotics/shakedown/autopilot"
-	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/vehicle"
 )
 
@@ -53,21 +52,7 @@ func TestStallKeepsOffboard(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRigAt(t, vehicle.SimConfig{Seed: 2}, Config{}, 10)
 		v, ctx := r.v, context.Background()
-		if err := v.Arm(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := v.Takeoff(ctx, 3); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := v.Wait(ctx, 30*time.Second, func(t vehicle.Telemetry) bool { return t.Mode == "hold" && t.AltM() > 2.5 }); err != nil {
-			t.Fatal(err)
-		}
-		if err := v.Goto(ctx, geom.Vec3{X: 40, Z: -3}, 2); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := v.Wait(ctx, 20*time.Second, func(t vehicle.Telemetry) bool { return t.Pos.X > 1 }); err != nil {
-			t.Fatal(err)
-		}
+		flyOut(t, v, 3, 40, 1)
 		// Held up for 0.8 to 4 s of vehicle time. After a stall the loop's
 		// next tick and the setpoints that came meanwhile are both ready,
 		// and the loop takes either first: several stalls, so that a step
