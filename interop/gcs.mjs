@@ -223,8 +223,10 @@ async function main () {
     const r = await ack(176, [1, 4, 3])
     expect(r === 0, `DO_SET_MODE Hold: result ${r}`)
     const mc = await wait('MISSION_CURRENT PAUSED', r => r.name === 'MISSION_CURRENT' && r.msg.missionState === 4, 3)
-    expect(mode(hb()) === MODE.hold, `mode ${mode(hb())}`)
-    return `AUTO.LOITER, MISSION_CURRENT seq ${mc.seq} PAUSED`
+    // The heartbeat that carries the new mode may come just after the
+    // mission status of the same step: wait for it, as a GCS would.
+    const h = await wait('Hold HEARTBEAT', r => r.name === 'HEARTBEAT' && mode(r.msg) === MODE.hold, 2)
+    return `AUTO.LOITER (${mode(h)}), MISSION_CURRENT seq ${mc.seq} PAUSED`
   })
   await step('resume from the current item', async () => {
     const next = wait('next item reached', is('MISSION_ITEM_REACHED'), 90)
