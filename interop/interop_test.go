@@ -25,31 +25,17 @@ import (
 
 	"github.com/shakedown-robotics/shakedown/flightlog"
 	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/internal/nodetest"
 	"github.com/shakedown-robotics/shakedown/mavlink"
 	"github.com/shakedown-robotics/shakedown/vehicle"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
-// node returns the node binary, or skips (fails under CI) when Node or the
-// installed packages are missing.
+// node returns the node binary with interop's pinned packages, or fails
+// (CI) or skips (elsewhere) when they are missing.
 func node(t *testing.T) string {
 	t.Helper()
-	missing := func(what string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; CI must run the interop tests (.ci/run installs nodejs and runs npm ci in interop/)", what)
-		}
-		t.Skipf("%s (install Node and run npm ci in interop/)", what)
-	}
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		missing("no node on PATH")
-	}
-	for _, p := range []string{"node-mavlink", "@mcap/core", "@foxglove/schemas", "ajv"} {
-		if _, err := os.Stat(filepath.Join("node_modules", p, "package.json")); err != nil {
-			missing("node_modules lacks " + p)
-		}
-	}
-	return bin
+	return nodetest.Need(t, ".", "node-mavlink", "@mcap/core", "@foxglove/schemas", "ajv")
 }
 
 // runNode runs a script and returns its output, logging it.

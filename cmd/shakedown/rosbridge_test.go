@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakedown-robotics/shakedown/internal/nodetest"
 )
 
 // roslibDir is the Node folder with roslib pinned (.ci/run runs npm ci).
@@ -20,18 +20,7 @@ const roslibDir = "../../rosbridge/testdata/node"
 // elsewhere when Node or the npm packages are missing.
 func needRoslib(t *testing.T) string {
 	t.Helper()
-	miss := t.Skipf
-	if os.Getenv("CI") == "true" {
-		miss = t.Fatalf
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		miss("node not found: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(roslibDir, "node_modules", "roslib", "package.json")); err != nil {
-		miss("roslib not installed (cd %s && npm ci): %v", roslibDir, err)
-	}
-	return node
+	return nodetest.Need(t, roslibDir, "roslib")
 }
 
 // runNode runs a script of roslibDir and decodes the JSON line it prints.

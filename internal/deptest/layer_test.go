@@ -18,7 +18,7 @@ import (
 // first drawn; gen/harness below campaign, which it spends its budget
 // through), the table follows the code.
 var layers = []string{
-	"internal/atomicfile", "internal/browsertest", "internal/doctest", "internal/testcheck", // leaf helpers
+	"internal/atomicfile", "internal/browsertest", "internal/doctest", "internal/nodetest", "internal/testcheck", // leaf helpers
 	"geom", "world",
 	"sim", "sim/quad", "sim/rover",
 	"control", "autopilot", "avoid", "gate",
