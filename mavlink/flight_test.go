@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -33,15 +34,7 @@ func newRig(t *testing.T, simCfg vehicle.SimConfig, vcfg Config) *rig {
 // second).
 func newRigAt(t *testing.T, simCfg vehicle.SimConfig, vcfg Config, speed float64) *rig {
 	t.Helper()
-	sim, err := vehicle.NewSim(simCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b, cut := memPipe()
-	srv, err := NewServer(ServerConfig{Sim: sim, Endpoints: a.endpoints(), Speed: speed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, a, b, cut := newServerAt(t, simCfg, speed)
 	ctx, cancel := context.WithCancel(context.Background())
 	go srv.Run(ctx)
 	vcfg.Endpoints = b.endpoints()
@@ -55,6 +48,22 @@ func newRigAt(t *testing.T, simCfg vehicle.SimConfig, vcfg Config, speed float64
 	r := &rig{srv: srv, v: v, srvEnd: a, vEnd: b, cancel: cancel, cut: func(on bool) { cut.Store(on) }}
 	t.Cleanup(r.close)
 	return r
+}
+
+// newServerAt makes a server of a new simulator at speed on an in-memory
+// pipe: a is the server's end, b the other, cut cuts the pipe.
+func newServerAt(t *testing.T, simCfg vehicle.SimConfig, speed float64) (srv *Server, a, b *memEnd, cut *atomic.Bool) {
+	t.Helper()
+	sim, err := vehicle.NewSim(simCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, cut = memPipe()
+	srv, err = NewServer(ServerConfig{Sim: sim, Endpoints: a.endpoints(), Speed: speed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, a, b, cut
 }
 
 // flyOut arms v, takes off to alt m, waits for the hover, sends it toward

@@ -83,15 +83,7 @@ func TestStallKeepsOffboard(t *testing.T) {
 func TestServerKeepsItsSpeed(t *testing.T) {
 	for _, speed := range []float64{1, 10, 1000} {
 		synctest.Test(t, func(t *testing.T) {
-			sim, err := vehicle.NewSim(vehicle.SimConfig{Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, _, _ := memPipe()
-			srv, err := NewServer(ServerConfig{Sim: sim, Endpoints: a.endpoints(), Speed: speed})
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv, _, _, _ := newServerAt(t, vehicle.SimConfig{Seed: 1}, speed)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer func() { cancel(); <-srv.done }()
 			go srv.Run(ctx)
