@@ -28,12 +28,15 @@ func Path() string {
 }
 
 // New starts a headless browser for the test and returns its context,
-// cancelled when the test ends. The test is skipped when no browser is
-// installed (.ci/run installs Debian's chromium, so CI always runs it).
+// cancelled when the test ends. Without a browser the test fails under CI
+// (CI=true: .ci/run installs Debian's chromium) and is skipped elsewhere.
 func New(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
 	bin := Path()
 	if bin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no chromium installed; CI must run the browser tests (.ci/run installs it)")
+		}
 		t.Skip("no chromium installed (apt-get install chromium; .ci/run does)")
 	}
 	opts := []chromedp.ExecAllocatorOption{
