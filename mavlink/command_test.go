@@ -125,6 +125,12 @@ func TestMissionUpload(t *testing.T) {
 		if err != nil {
 			t.Fatalf("mission: %v (mode %s item %d)", err, tel.Mode, tel.MissionItem)
 		}
+		// The mission's end goes out before the heartbeat of the same step
+		// that says disarmed (as PX4 reports the mission complete on
+		// landing, then disarms): wait for that heartbeat too.
+		if tel, err = v.Wait(ctx, 10*time.Second, func(t vehicle.Telemetry) bool { return !t.Armed }); err != nil {
+			t.Fatalf("disarm after the mission: %v", err)
+		}
 		if tel.Armed || !tel.Landed || tel.MissionItem != len(items) || tel.Pos.XY().Dist(items[3].Pos.XY()) > 1 {
 			t.Errorf("end: armed %v landed %v item %d at %v", tel.Armed, tel.Landed, tel.MissionItem, tel.Pos)
 		}
