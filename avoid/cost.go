@@ -27,12 +27,13 @@ type candidate struct {
 type costMatrix struct {
 	dist      [gridCells]float64 // raw obstacle costs
 	line, box []float64
-	colNZ     []bool // padded columns with a nonzero cost here or 180° round
-	colNZRow  []bool // padded columns with a nonzero cost
-	rawColNZ  [GridZ]bool
 	anyDist   bool
 	dirty     []int32 // cells of dist that candidates set nonzero
-	terms     terms
+	// The nonzero columns of each row of dist: row ie's are
+	// rowCols[rowStart[ie]:rowStart[ie+1]].
+	rowStart [GridE + 1]int32
+	rowCols  []int8
+	terms    terms
 }
 
 // trig tables of the cell centres.
@@ -114,14 +115,9 @@ func (m *costMatrix) candidates(h *histogram, goal, position, vel, closest geom.
 			}
 		}
 	}
-	m.rawColNZ = [GridZ]bool{}
-	m.anyDist = false
-	for _, k := range m.dirty {
-		m.rawColNZ[int(k)%GridZ] = true
-		m.anyDist = true
-	}
+	m.index()
 	r := cp.smoothR
-	smoothing := r > 0 && m.preparePad(r)
+	smoothing := r > 0 && m.pad(r)
 	// Lower bounds of the other costs: the row's base plus the least of
 	// yaw − velocity·cos e·(v·ẑ) over the columns; rows e and −e share cos e.
 	// Interpolated columns lie between evaluated ones, so the bound holds
@@ -313,72 +309,80 @@ func interpRow(row []float64, a, b, n int) {
 	}
 }
 
-// preparePad marks the columns that hold a nonzero obstacle cost, in
-// the padded column space of smoothPolarMatrix (azimuth wrapped by r on
-// each side, a column also counting as nonzero when its 180°-turned partner
-// is, for the rows reflected past the poles). It reports whether any cost
-// is nonzero.
-func (m *costMatrix) preparePad(r int) bool {
-	cols := GridZ + 2*r
-	if len(m.line) < cols {
+// index lists the nonzero cells of dist (dirty) by row, for smoothedRow.
+func (m *costMatrix) index() {
+	m.anyDist = len(m.dirty) > 0
+	m.rowStart = [GridE + 1]int32{}
+	for _, k := range m.dirty {
+		m.rowStart[int(k)/GridZ+1]++
+	}
+	for ie := range GridE {
+		m.rowStart[ie+1] += m.rowStart[ie]
+	}
+	if cap(m.rowCols) < len(m.dirty) {
+		m.rowCols = make([]int8, len(m.dirty), 2*len(m.dirty))
+	}
+	m.rowCols = m.rowCols[:len(m.dirty)]
+	var fill [GridE]int32
+	for _, k := range m.dirty {
+		ie := int(k) / GridZ
+		m.rowCols[m.rowStart[ie]+fill[ie]] = int8(int(k) % GridZ)
+		fill[ie]++
+	}
+}
+
+// pad makes the scratch of smoothedRow for radius r (azimuth padded by r
+// on each side) and reports whether any obstacle cost is nonzero.
+func (m *costMatrix) pad(r int) bool {
+	if cols := GridZ + 2*r; len(m.line) < cols {
 		m.line = make([]float64, cols)
 		m.box = make([]float64, cols)
-		m.colNZ = make([]bool, cols)
-		m.colNZRow = make([]bool, cols)
 	}
-	if !m.anyDist {
-		return false
-	}
-	half := GridZ / 2
-	for c := range cols {
-		iz := ((c-r)%GridZ + GridZ) % GridZ
-		m.colNZRow[c] = m.rawColNZ[iz]
-		m.colNZ[c] = m.colNZRow[c] || m.rawColNZ[(iz+half)%GridZ]
-	}
-	return true
+	return m.anyDist
 }
 
 // smoothedRow writes row ie of the smoothed obstacle costs into dst
 // (GridZ cells): the conic kernel of radius r (weights (r+1−|i|)/(r+1)) over
 // elevation, then over azimuth, on the sphere: azimuth wraps, and beyond a
 // pole the rows continue reflected with the azimuth turned by 180°
-// (smoothPolarMatrix with padPolarMatrix). preparePad must have been
+// (smoothPolarMatrix with padPolarMatrix). index and pad must have been
 // called.
 func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 	cols := GridZ + 2*r
 	line, box := m.line, m.box
 	norm := 1 / float64(r+1)
 	half := GridZ / 2
+	// Elevation: each column the weighted sum of rows ie−r … ie+r, added
+	// row by row in that order from the rows' nonzero cells only (the sum
+	// of a column is the same, term by term, as gathering it).
+	var sum [GridZ]float64
 	nz := false
-	// Only the rows within r of a pole reach the columns turned by 180°.
-	colNZ := m.colNZ
-	if ie >= r && ie < GridE-r {
-		colNZ = m.colNZRow
-	}
-	for c := range cols {
-		s := 0.0
-		if colNZ[c] {
-			iz := ((c-r)%GridZ + GridZ) % GridZ
-			for i := -r; i <= r; i++ {
-				re, rz := ie+i, iz
-				switch {
-				case re < 0:
-					re, rz = -re-1, (iz+half)%GridZ
-				case re >= GridE:
-					re, rz = 2*GridE-1-re, (iz+half)%GridZ
-				}
-				if v := m.dist[re*GridZ+rz]; v != 0 {
-					d := i
-					if d < 0 {
-						d = -d
-					}
-					s += v * float64(r+1-d)
-				}
-			}
+	for i := -r; i <= r; i++ {
+		re, turn := ie+i, false
+		switch {
+		case re < 0:
+			re, turn = -re-1, true
+		case re >= GridE:
+			re, turn = 2*GridE-1-re, true
 		}
-		line[c] = s * norm
-		if s != 0 {
-			nz = true
+		cs := m.rowCols[m.rowStart[re]:m.rowStart[re+1]]
+		if len(cs) == 0 {
+			continue
+		}
+		nz = true
+		d := i
+		if d < 0 {
+			d = -d
+		}
+		w := float64(r + 1 - d)
+		row := m.dist[re*GridZ : (re+1)*GridZ]
+		for _, c := range cs {
+			iz := int(c)
+			v := row[iz]
+			if turn {
+				iz = (iz + half) % GridZ
+			}
+			sum[iz] += v * w
 		}
 	}
 	if !nz {
@@ -386,6 +390,16 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 			dst[iz] = 0
 		}
 		return
+	}
+	// The padded line: column c holds azimuth column (c − r) mod GridZ.
+	for c := range r {
+		line[c] = sum[GridZ-r+c] * norm
+	}
+	for iz := range GridZ {
+		line[r+iz] = sum[iz] * norm
+	}
+	for c := r + GridZ; c < cols; c++ {
+		line[c] = sum[c-r-GridZ] * norm
 	}
 	// Azimuth: the conic kernel is two boxes of r+1 cells convolved.
 	s := 0.0

@@ -39,35 +39,25 @@ func (m *denseMatrix) compute(h *histogram, goal, position, vel, closest geom.Ve
 		t.otherRow(ie, cp, m.other[row:row+GridZ])
 		distRow(h, ie, cp, m.dist[row:row+GridZ])
 	}
+	m.markDist()
+}
+
+// markDist lists the nonzero raw obstacle costs (dirty, by row).
+func (m *denseMatrix) markDist() {
 	m.dirty = m.dirty[:0]
 	for k, v := range m.dist {
 		if v != 0 {
 			m.dirty = append(m.dirty, int32(k))
 		}
 	}
-	m.markDist()
-}
-
-// markDist notes which columns of the raw obstacle costs are nonzero.
-func (m *denseMatrix) markDist() {
-	m.rawColNZ = [GridZ]bool{}
-	m.anyDist = false
-	for ie := range GridE {
-		row := m.dist[ie*GridZ : (ie+1)*GridZ]
-		for iz, v := range row {
-			if v != 0 {
-				m.rawColNZ[iz] = true
-				m.anyDist = true
-			}
-		}
-	}
+	m.index()
 }
 
 // smooth replaces the raw obstacle costs by their smoothed values
 // (smoothPolarMatrix), every row.
 func (m *denseMatrix) smooth(r int) {
 	m.markDist()
-	if r <= 0 || !m.preparePad(r) {
+	if r <= 0 || !m.pad(r) {
 		return
 	}
 	var row [GridZ]float64
@@ -88,7 +78,7 @@ func (m *denseMatrix) smooth(r int) {
 // negative.
 func (m *denseMatrix) best(n, r int, out []candidate) []candidate {
 	out = out[:0]
-	any := r > 0 && m.preparePad(r)
+	any := r > 0 && m.pad(r)
 	var lb [GridE]float64
 	var order [GridE]int
 	for ie := range GridE {
