@@ -79,8 +79,9 @@ critical tests, less input diversity (mission-active --margin 0.3 had the
 highest hit rate of the strategies measured that kept most of it).
 
 Without --model the surrogate is trained on the canonical dataset (2716
-constrained-random tests of the canonical mission), which is simulated first
-and cached in --cache-dir, keyed by its parameters and by a fingerprint of the
+constrained-random tests of the canonical mission): with the default flags the
+binary ships it for its own simulator; otherwise it is simulated first. It is
+cached in --cache-dir, keyed by its parameters and by a fingerprint of the
 simulator (one probe flight), as are the trained models.
 --report flies the tests the competition evaluates 3 more times (the first
 20 in output order and the 20 with the best test score) and prints the

@@ -193,8 +193,14 @@ func (e *env) canonicalDataset() (surrogate.Dataset, error) {
 		return surrogate.Dataset{}, err
 	}
 	cfg := e.cfg
-	name := fmt.Sprintf("canonical-n%d-seed%d-gust%g-t%g-sim%s-v%d.csv", cfg.DatasetN, DefaultDatasetSeed, cfg.GustMS, cfg.TimeoutS, fp, cacheVersion)
+	name := canonicalName(cfg, fp)
 	return cfg.Cache.Dataset(name, func() ([]byte, error) {
+		if data, ok, err := prebuiltDataset(name); ok || err != nil {
+			if ok {
+				fmt.Fprintf(cfg.Log, "using the canonical training dataset shipped with shakedown (%d flights, simulator %s)\n", cfg.DatasetN, fp)
+			}
+			return data, err
+		}
 		cs, err := scenario.Builtin(scenario.CanonicalName)
 		if err != nil {
 			return nil, err
@@ -209,6 +215,12 @@ func (e *env) canonicalDataset() (surrogate.Dataset, error) {
 		fmt.Fprintln(cfg.Log, d.Summary(cs.Name, cfg.Cache.where(name)))
 		return d.CSV, nil
 	})
+}
+
+// canonicalName is the cache name of the canonical dataset of cfg flown
+// by the simulator with fingerprint fp.
+func canonicalName(cfg Config, fp string) string {
+	return fmt.Sprintf("canonical-n%d-seed%d-gust%g-t%g-sim%s-v%d.csv", cfg.DatasetN, DefaultDatasetSeed, cfg.GustMS, cfg.TimeoutS, fp, cacheVersion)
 }
 
 // cacheNote is ", cached in <path>" for a dataset about to be built, or ""
