@@ -31,8 +31,8 @@ type tableRow struct {
 	Seed      uint64  `json:"seed"`
 	Critical  int     `json:"critical"`
 	TimedOut  int     `json:"timed_out"`
-	HitRate   float64 `json:"hit_rate"`       // critical flights / simulations
-	ConfRate  float64 `json:"confirmed_rate"` // distinct tests confirmed within the budget / simulations
+	HitRate   float64 `json:"hit_rate"`          // critical flights / simulations
+	ConfRate  float64 `json:"confirmed_rate"`    // distinct tests confirmed within the budget / simulations
 	PrecFirst float64 `json:"precision_first20"` // NaN → -1 in the file
 	PrecBest  float64 `json:"precision_best20"`
 	SurPrec   float64 `json:"surrogate_precision"`

@@ -124,7 +124,7 @@ type Report struct {
 	// ConfirmedRate is the distinct tests confirmed within the budget
 	// (ConfirmRuns) over simulations.
 	ConfirmedRate float64 `json:"confirmed_rate"`
-	Runs    int     `json:"runs"` // re-flights per evaluated test
+	Runs          int     `json:"runs"` // re-flights per evaluated test
 	// The two populations the competition evaluates, each test re-flown
 	// Runs times and confirmed when the mean distance of its re-flights
 	// that did not time out is under 1.5 m (score.Evaluate's critical):
@@ -164,12 +164,12 @@ type Population struct {
 // Outcome is the result of one generation; its JSON form is the output
 // folder's generation.json.
 type Outcome struct {
-	Mission     string          `json:"mission"`
-	Strategy    string          `json:"strategy"`
-	Margin      float64         `json:"margin_m,omitempty"`
-	Budget      int             `json:"budget"`
-	Seed        uint64          `json:"seed"`
-	Simulations int             `json:"simulations"`
+	Mission     string  `json:"mission"`
+	Strategy    string  `json:"strategy"`
+	Margin      float64 `json:"margin_m,omitempty"`
+	Budget      int     `json:"budget"`
+	Seed        uint64  `json:"seed"`
+	Simulations int     `json:"simulations"`
 	// Critical counts the critical tests (the written ones): distinct
 	// tests, each flown once or, re-flown by the strategy, by the mean of
 	// its flights.
@@ -179,11 +179,11 @@ type Outcome struct {
 	CriticalFlights int `json:"critical_flights"`
 	// Confirmed counts the distinct tests confirmed within the budget
 	// (ConfirmRuns).
-	Confirmed int `json:"confirmed"`
-	TimedOut  int `json:"timed_out"` // flights stopped at the time limit, none of them critical
-	BestM       OptFloat        `json:"best_distance_m"`
-	Local       *gen.LocalStats `json:"local_search,omitempty"`
-	Search      *gen.SearchStats `json:"search,omitempty"`
+	Confirmed int              `json:"confirmed"`
+	TimedOut  int              `json:"timed_out"` // flights stopped at the time limit, none of them critical
+	BestM     OptFloat         `json:"best_distance_m"`
+	Local     *gen.LocalStats  `json:"local_search,omitempty"`
+	Search    *gen.SearchStats `json:"search,omitempty"`
 	// Legs are the legs tested, in mission order: none for the random
 	// strategy, which draws over the whole area.
 	Legs         []LegOutcome `json:"legs"`
