@@ -43,7 +43,8 @@ type Test struct {
 	// included, when a strategy re-flew it to confirm it (Proposal.Refly);
 	// ClearanceM is then the mean distance of those that did not time out
 	// (the competition's mean over runs), and TimedOut that all did. The
-	// other fields are the first flight's.
+	// other fields are the first flight's. Such a test is critical (and
+	// written) only when every flight was.
 	Flights []Flight `json:"flights,omitempty"`
 
 	result *run.Result // the flight; its trace is kept for the written tests only
@@ -70,18 +71,7 @@ func (t *Test) flights() []Flight {
 }
 
 // confirmed reports whether the test is confirmed (ConfirmRuns).
-func (t *Test) confirmed() bool {
-	fs := t.flights()
-	if len(fs) < ConfirmRuns {
-		return false
-	}
-	for _, f := range fs {
-		if f.TimedOut || !(f.ClearanceM < run.CriticalM) {
-			return false
-		}
-	}
-	return true
-}
+func (t *Test) confirmed() bool { return len(t.flights()) >= ConfirmRuns && t.critical() }
 
 // worstM is the largest distance of the test's flights: how robust a
 // confirmed failure is.
@@ -171,8 +161,8 @@ type Outcome struct {
 	Seed        uint64  `json:"seed"`
 	Simulations int     `json:"simulations"`
 	// Critical counts the critical tests (the written ones): distinct
-	// tests, each flown once or, re-flown by the strategy, by the mean of
-	// its flights.
+	// tests, each flown once or, re-flown by the strategy, critical on
+	// every flight.
 	Critical int `json:"critical"`
 	// CriticalFlights counts the flights closer than 1.5 m that did not
 	// time out, re-flights included: the hit rate's numerator.
@@ -504,9 +494,18 @@ func clearanceOf(r *run.Result) float64 {
 	return *r.MinClearanceM
 }
 
-// critical reports whether a flight found a failure: closer than 1.5 m,
-// and not stopped at the time limit.
-func (t *Test) critical() bool { return t.ClearanceM < run.CriticalM && !t.TimedOut }
+// critical reports whether a test found a failure: every flight of it
+// within the budget came closer than 1.5 m and none was stopped at the
+// time limit. A test re-flown by its strategy is thus written only if no
+// re-flight disproved it.
+func (t *Test) critical() bool {
+	for _, f := range t.flights() {
+		if f.TimedOut || !(f.ClearanceM < run.CriticalM) {
+			return false
+		}
+	}
+	return true
+}
 
 // rank orders the critical tests closest first (ties by the order they
 // were flown) and counts them, the confirmed ones, the critical flights
