@@ -169,9 +169,9 @@ func TestConfirmedOrder(t *testing.T) {
 	}
 	o := &Outcome{Tests: []Test{
 		{ClearanceM: 0.05}, // once, closest of all
-		{ClearanceM: 1.1, Flights: fl(1.0, 1.1, 1.2)}, // confirmed, worst 1.2
+		{ClearanceM: 0.9, Flights: fl(0.5, 0.8, 1.4)}, // confirmed, worst 1.4
 		{ClearanceM: 0.9, Flights: fl(0.2, 2.0)},      // disproved: not written
-		{ClearanceM: 0.9, Flights: fl(0.8, 0.9, 1.0)}, // confirmed, worst 1.0
+		{ClearanceM: 1.0, Flights: fl(0.9, 1.0, 1.1)}, // confirmed, worst 1.1: before the closer mean
 		{ClearanceM: 0.4, Flights: fl(0.4, 0.4)},      // two flights: not confirmed
 	}}
 	rank(o)
