@@ -93,8 +93,8 @@ func (c SearchConfig) SeedCount(budget int) int {
 
 // Search is a search beyond the paper that spends the simulator's
 // cheapness on what a single flight cannot tell: whether a failure is
-// real. It seeds with the inner strategy (the paper's pipeline, say) and
-// then, round by round,
+// real. It seeds with Prior and the inner strategy (the paper's pipeline,
+// say) and then, round by round,
 //
 //   - re-flies every failure (Proposal.Refly) until it has Confirm flights,
 //     and one whose mean is within MarginM of CriticalM up to MaxFlights,
@@ -108,13 +108,17 @@ func (c SearchConfig) SeedCount(budget int) int {
 //   - proposes only as many new tests as the budget left can still confirm
 //     (Confirm flights each, beside the confirmations owed), so that no
 //     failure is left with a single flight; the last flights, too few to
-//     confirm a new test, go to another flight of the least certain
+//     confirm a new test, go to another flight of the most robust
 //     confirmed failures.
 //
 // Mutants and re-flights keep their parent's Leg.
 type Search struct {
 	Config SearchConfig
 	Inner  Strategy
+	// Prior are tests known to come close elsewhere, closest first (the
+	// training data's, mapped onto the mission's legs): they take the
+	// seeds' share before Inner, which proposes what they leave of it.
+	Prior []Proposal
 	// Valid must accept a mutant's boxes (mission frame): the rules and the
 	// mission's feasibility.
 	Valid func([]world.Box) bool
@@ -137,7 +141,8 @@ type Search struct {
 
 // SearchStats describe a confirmed search.
 type SearchStats struct {
-	Seeds     int `json:"seeds"`     // tests of the inner strategy
+	Seeds     int `json:"seeds"`     // tests of the inner strategy and of Prior
+	Prior     int `json:"prior"`     // of them, from Prior
 	Mutants   int `json:"mutants"`   // mutants proposed
 	Reflights int `json:"reflights"` // confirmation flights
 	Confirmed int `json:"confirmed"` // failures every one of whose Confirm or more flights was one
@@ -208,12 +213,22 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 	if !s.seeded {
 		s.seeded = true
 		if n := s.Config.SeedCount(max); n > 0 {
-			ps, err := s.Inner.Propose(n)
-			if err != nil {
-				return nil, err
+			prior := s.Prior[:min(n, len(s.Prior))]
+			var ps []Proposal
+			if n > len(prior) {
+				var err error
+				if ps, err = s.Inner.Propose(n - len(prior)); err != nil {
+					return nil, err
+				}
+			}
+			s.lastInner = len(ps) // the inner's go first, as Observe hands them back
+			for _, p := range prior {
+				p.Pred, p.Refly = math.NaN(), 0
+				ps = append(ps, p)
 			}
 			s.Stats.Seeds += len(ps)
-			s.last, s.lastInner = ps, len(ps)
+			s.Stats.Prior = len(prior)
+			s.last = ps
 			return ps, nil
 		}
 	}
@@ -267,15 +282,16 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 	}
 	if len(s.last) == 0 {
 		// Too few flights left to confirm a new test: another flight of
-		// the least certain confirmed failures (the highest mean), else of
-		// the closest tests.
+		// the most robust confirmed failures (the lowest mean), more
+		// evidence where a flight is least likely to disprove, else of the
+		// closest tests.
 		idx := make([]int, len(s.tests))
 		for i := range idx {
 			idx[i] = i
 		}
 		key := func(i int) float64 {
 			if s.confirmed(&s.tests[i]) {
-				return -s.tests[i].mean()
+				return s.tests[i].mean()
 			}
 			return 1e6 + s.tests[i].mean() // after every confirmed one
 		}

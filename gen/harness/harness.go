@@ -317,7 +317,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	var search *gen.Search
 	if cfg.Strategy == StratSearch {
-		search = &gen.Search{Inner: strat, Valid: valid, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ea4c))}
+		prior, err := e.prior(frames, o.Legs, valid)
+		if err != nil {
+			return nil, err
+		}
+		search = &gen.Search{Inner: strat, Prior: prior, Valid: valid, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ea4c))}
 		strat = search
 	}
 	o.ModelS = e.since(t0)
@@ -463,6 +467,52 @@ func (e *env) legStrategy(f gen.Frame, rules, feasible, valid func([]world.Box) 
 		pipe.Config.Refine = &gen.Refine{Rounds: cfg.Rounds, Base: base, Train: surrogate.Config{Seed: cfg.Seed, ValFraction: -1}}
 	}
 	return pipe, pipe, model, sims, nil
+}
+
+// prior returns the search's first seeds: the tests of the training data
+// (Config.Data, else the canonical dataset) that came closest, each mapped
+// onto every leg tested by its canonical frame and kept when valid there,
+// as many a leg as its share of the seeds, the legs taken in turn. The
+// training data's flights are not the budget's (Outcome.TrainingSims
+// counts them), and a test of it flown on the mission is a new flight.
+func (e *env) prior(frames []gen.Frame, legs []LegOutcome, valid func([]world.Box) bool) ([]gen.Proposal, error) {
+	d := e.cfg.Data
+	if d.Len() == 0 {
+		var err error
+		if d, err = e.canonicalDataset(); err != nil {
+			return nil, err
+		}
+	}
+	idx := make([]int, d.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(d.Y[a], d.Y[b]) })
+	per := make([][]gen.Proposal, len(frames))
+	for k, f := range frames {
+		for _, i := range idx {
+			if len(per[k]) == legs[k].Share || !(d.Y[i] < math.Inf(1)) {
+				break
+			}
+			canon := gen.BoxesOf(d.X[i])
+			b := f.MissionBoxes(canon)
+			if valid(b) {
+				per[k] = append(per[k], gen.Proposal{Obstacles: b, Canon: canon, Pred: math.NaN(), Leg: k})
+			}
+		}
+	}
+	var out []gen.Proposal
+	for j := 0; ; j++ {
+		n := len(out)
+		for k := range per {
+			if j < len(per[k]) {
+				out = append(out, per[k][j])
+			}
+		}
+		if len(out) == n {
+			return out, nil
+		}
+	}
 }
 
 // legOf is the leg (Frame.Index) a proposal was generated for; 0 for the

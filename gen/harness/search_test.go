@@ -10,6 +10,7 @@ import (
 
 	"github.com/shakedown-robotics/shakedown/campaign"
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
+	"github.com/shakedown-robotics/shakedown/gen"
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/trace"
@@ -95,12 +96,12 @@ func TestRunSearchConfirmed(t *testing.T) {
 	sim := &fakeSim{}
 	const budget = 120
 	o, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission2"), Budget: budget, Strategy: StratSearch, Seed: 3, Model: m,
-		Batch: 10, Report: true, Runs: 3, Runner: &campaign.Runner{Exec: sim}})
+		Batch: 10, DatasetN: 40, Report: true, Runs: 3, Runner: &campaign.Runner{Exec: sim}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Simulations != budget || o.Search == nil {
-		t.Fatalf("%d simulations, search %+v; want %d", o.Simulations, o.Search, budget)
+	if o.Simulations != budget || o.Search == nil || o.Search.Prior != (gen.SearchConfig{}).SeedCount(budget) {
+		t.Fatalf("%d simulations, search %+v; want %d, all seeds from the dataset", o.Simulations, o.Search, budget)
 	}
 	flights, kinds := 0, map[string]int{}
 	feasible := Feasible(o.cs)
@@ -128,9 +129,16 @@ func TestRunSearchConfirmed(t *testing.T) {
 			t.Errorf("test_%d is a %s test (flights %v); want the confirmed (robust) tests alone", r, k, o.Tests[i].flights())
 		}
 	}
-	gen := sim.seeds[:budget]
-	for _, s := range sim.seeds[budget:] {
-		if slices.Contains(gen, s) {
+	// The last flights are the evaluation's (3 of each member of the two
+	// populations), after the budget's; the dataset's came first.
+	members := map[int]bool{}
+	for _, r := range append(slices.Clone(o.Report.First20.Tests), o.Report.Best20.Tests...) {
+		members[r] = true
+	}
+	eval := sim.seeds[len(sim.seeds)-3*len(members):]
+	genSeeds := sim.seeds[len(sim.seeds)-3*len(members)-budget : len(sim.seeds)-3*len(members)]
+	for _, s := range eval {
+		if slices.Contains(genSeeds, s) {
 			t.Fatalf("an evaluation re-flight used seed %d, a seed of the generation", s)
 		}
 	}
@@ -145,7 +153,7 @@ func TestRunSearchConfirmed(t *testing.T) {
 		t.Errorf("hit rate %v, confirmed rate %v; want %d and %d over %d", r.HitRate, r.ConfirmedRate, o.CriticalFlights, o.Confirmed, budget)
 	}
 	again, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission2"), Budget: budget, Strategy: StratSearch, Seed: 3, Model: m,
-		Batch: 10, Report: true, Runs: 3, Runner: &campaign.Runner{Exec: &fakeSim{}}})
+		Batch: 10, DatasetN: 40, Report: true, Runs: 3, Runner: &campaign.Runner{Exec: &fakeSim{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
