@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/campaign"
-	"github.com/shakedown-robotics/shakedown/gen/surrogate"
 	"github.com/shakedown-robotics/shakedown/gen"
+	"github.com/shakedown-robotics/shakedown/gen/surrogate"
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/trace"
