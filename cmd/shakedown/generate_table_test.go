@@ -154,6 +154,10 @@ func TestGenerateTable(t *testing.T) {
 					t.Errorf("%+v: %v", j, err)
 					continue
 				}
+				// Each generation's outcome beside the table, to look into.
+				if b, err := json.Marshal(o); err == nil {
+					_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("gen-%s-%s-%d-%d.json", filepath.Base(j.mission), j.strat, j.budget, j.seed)), b, 0o644)
+				}
 				r := o.Report
 				row := tableRow{Mission: j.mission, Strategy: j.strat, Budget: j.budget, Seed: j.seed, Critical: o.Critical, TimedOut: o.TimedOut,
 					HitRate: r.HitRate, ConfRate: r.ConfirmedRate, PrecFirst: nanTo(float64(r.First20.Precision)), PrecBest: nanTo(float64(r.Best20.Precision)),
