@@ -74,11 +74,12 @@ Strategies:
   mission-active  both.
   local           the pipeline on 30 % of the budget, then mutants of the
                   failures found (a diversity constraint: IoU ≤ 0.5).
-  search          the pipeline on 20 %, then every failure re-flown within
-                  the budget until it fails 3 times out of 3 or is
-                  disproved, mutants of the robust ones first (mean < 1.2 m),
-                  never more new tests than the budget left can confirm; the
-                  confirmed tests are written first.
+  search          20 % of the budget on the training data's closest tests
+                  mapped onto each leg, then every failure re-flown within
+                  the budget until it fails 3 times out of 3 (5 of 5 above
+                  a 1.2-m mean) or is disproved, mutants of the robust ones
+                  first, never more new tests than the budget left can
+                  confirm; confirmed tests are written first.
   constrained     the constrained-random generator in the zone, no model.
   random          sizes, rotations and positions uniformly in the area.
 --margin M makes phase 2 swap in only tests predicted below 1.5 − M m: more
