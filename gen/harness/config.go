@@ -29,7 +29,8 @@ const (
 	// found with the simulator (gen.Local), and orders the written tests
 	// for output diversity (beyond the paper).
 	StratLocal = "local"
-	// StratSearch seeds with the pipeline, re-flies every failure within
+	// StratSearch seeds with the training data's closest tests mapped onto
+	// each leg (and the pipeline for what they leave), re-flies every failure within
 	// the budget until it is confirmed or disproved, searches around the
 	// robust ones (gen.Search), and writes the confirmed tests first,
 	// ordered for output diversity (beyond the paper).
