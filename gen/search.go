@@ -108,8 +108,7 @@ func (c SearchConfig) SeedCount(budget int) int {
 //   - proposes only as many new tests as the budget left can still confirm
 //     (Confirm flights each, beside the confirmations owed), so that no
 //     failure is left with a single flight; the last flights, too few to
-//     confirm a new test, go to another flight of the most robust
-//     confirmed failures.
+//     confirm a new test, go to the closest tests not confirmed.
 //
 // Mutants and re-flights keep their parent's Leg.
 type Search struct {
@@ -282,19 +281,22 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 	}
 	if len(s.last) == 0 {
 		// Too few flights left to confirm a new test: another flight of
-		// the most robust confirmed failures (the lowest mean), more
-		// evidence where a flight is least likely to disprove, else of the
-		// closest tests.
-		idx := make([]int, len(s.tests))
-		for i := range idx {
-			idx[i] = i
-		}
-		key := func(i int) float64 {
-			if s.confirmed(&s.tests[i]) {
-				return s.tests[i].mean()
+		// the closest tests that are not confirmed. A flight of a confirmed
+		// failure could only disprove it (a timed-out one would, though the
+		// competition's precision leaves timed-out re-flights out), and a
+		// new test's failure could not be confirmed.
+		idx := make([]int, 0, len(s.tests))
+		for i := range s.tests {
+			if !s.confirmed(&s.tests[i]) {
+				idx = append(idx, i)
 			}
-			return 1e6 + s.tests[i].mean() // after every confirmed one
 		}
+		if len(idx) == 0 {
+			for i := range s.tests {
+				idx = append(idx, i)
+			}
+		}
+		key := func(i int) float64 { return s.tests[i].mean() }
 		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
 		for _, i := range idx[:min(max, len(idx))] {
 			s.last = append(s.last, s.refly(&s.tests[i]))
