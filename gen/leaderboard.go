@@ -26,6 +26,16 @@ func Features(canon []world.Box) surrogate.Features {
 	return f
 }
 
+// BoxesOf is the inverse of Features: the two canonical boxes of a
+// feature vector, HeightM high.
+func BoxesOf(f surrogate.Features) []world.Box {
+	out := make([]world.Box, 2)
+	for k := range out {
+		out[k] = world.Box{L: f[5*k], W: f[5*k+1], H: HeightM, X: f[5*k+2], Y: f[5*k+3], R: f[5*k+4]}
+	}
+	return out
+}
+
 // Predictor predicts the minimum clearance of test vectors; a
 // *surrogate.Model is one.
 type Predictor interface {

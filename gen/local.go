@@ -234,12 +234,14 @@ func (l *Local) mutant() (Proposal, bool, error) {
 	return Proposal{}, false, nil
 }
 
-// mutate changes each box a little: its centre by a normal step of 0.5,
+// mutate changes each box a little (Mutate).
+func (l *Local) mutate(src []world.Box) []world.Box { return Mutate(l.Rng, src) }
+
+// Mutate changes each box a little: its centre by a normal step of 0.5,
 // 1 or 2 m (1σ, picked at random), its sides by a factor of e^(±0.1σ)
 // kept in the competition's 2–20 m, its rotation by 8° (1σ) kept in
 // [0, 90).
-func (l *Local) mutate(src []world.Box) []world.Box {
-	rng := l.Rng
+func Mutate(rng *rand.Rand, src []world.Box) []world.Box {
 	out := slices.Clone(src)
 	step := [3]float64{0.5, 1, 2}[rng.IntN(3)]
 	for i := range out {
@@ -259,27 +261,35 @@ func (l *Local) mutate(src []world.Box) []world.Box {
 // diverse reports whether boxes keep the diversity constraint against
 // every test proposed so far.
 func (l *Local) diverse(boxes []world.Box) (bool, error) {
-	check := func(o []world.Box) (bool, error) {
-		if !near(boxes, o) {
-			return true, nil
-		}
-		if l.IoU == nil {
-			return RasterIoU(boxes, o, DefaultCellM) <= l.cfg.MaxIoU, nil
-		}
-		v, err := l.IoU(boxes, o)
-		if err != nil {
-			return false, err
-		}
-		return v <= l.cfg.MaxIoU, nil
-	}
+	others := make([][]world.Box, 0, len(l.flown)+len(l.last))
 	for _, t := range l.flown {
-		if ok, err := check(t.p.Obstacles); !ok || err != nil {
-			return false, err
-		}
+		others = append(others, t.p.Obstacles)
 	}
 	for _, p := range l.last {
-		if ok, err := check(p.Obstacles); !ok || err != nil {
-			return false, err
+		others = append(others, p.Obstacles)
+	}
+	return Diverse(boxes, others, l.cfg.MaxIoU, l.IoU)
+}
+
+// Diverse reports whether the footprint union of boxes overlaps that of
+// every test of others by at most maxIoU: iou's IoU (nil = RasterIoU on
+// DefaultCellM cells), 0 for tests whose boxes are too far apart to meet.
+func Diverse(boxes []world.Box, others [][]world.Box, maxIoU float64, iou func(a, b []world.Box) (float64, error)) (bool, error) {
+	for _, o := range others {
+		if !near(boxes, o) {
+			continue
+		}
+		var v float64
+		if iou == nil {
+			v = RasterIoU(boxes, o, DefaultCellM)
+		} else {
+			var err error
+			if v, err = iou(boxes, o); err != nil {
+				return false, err
+			}
+		}
+		if v > maxIoU {
+			return false, nil
 		}
 	}
 	return true, nil

@@ -16,6 +16,13 @@ type Proposal struct {
 	Canon     []world.Box // canonical frame; nil when the strategy has none
 	Pred      float64     // predicted minimum clearance, m; NaN when not predicted
 	Leg       int         // which of Legs.Subs proposed it; 0 outside Legs
+	// Refly, when > 0, makes the proposal a confirmation: another flight
+	// of the test first proposed as proposal number Refly−1 of the
+	// generation (counting every proposal, re-flights included, from 0),
+	// with the same Obstacles and a simulation seed of its own. It is
+	// counted against the budget like any flight and recorded as another
+	// flight of that test, not as a new test.
+	Refly int
 }
 
 // Strategy generates tests by reverse communication: it proposes tests,

@@ -72,6 +72,14 @@ Strategies:
   mission         the pipeline with a surrogate trained on tests of the
                   mission itself (simulated once, cached).
   mission-active  both.
+  local           the pipeline on 30 % of the budget, then mutants of the
+                  failures found (a diversity constraint: IoU ≤ 0.5).
+  search          20 % of the budget on the training data's closest tests
+                  mapped onto each leg, then every failure re-flown within
+                  the budget until it fails 3 times out of 3 (5 of 5 above
+                  a 1.2-m mean) or is disproved, mutants of the robust ones
+                  first, never more new tests than the budget left can
+                  confirm; confirmed tests are written first.
   constrained     the constrained-random generator in the zone, no model.
   random          sizes, rotations and positions uniformly in the area.
 --margin M makes phase 2 swap in only tests predicted below 1.5 − M m: more
@@ -96,6 +104,7 @@ rules, with the waypoint margin widened from 1 m to 1.5 m).`,
 		Example: `  shakedown generate mission2 100
   shakedown generate mission4 200 --strategy active --seed 3 --out generated
   shakedown generate mission5 100 --strategy constrained --report
+  shakedown generate mission2 100 --strategy search --report
   shakedown generate mission2 100 --model model.json`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {

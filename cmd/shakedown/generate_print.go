@@ -14,8 +14,13 @@ func printGenSummary(w io.Writer, o *harness.Outcome) {
 		best = fmt.Sprintf("%.2f m", o.BestM)
 	}
 	fmt.Fprintf(w, "%s, strategy %s, budget %d, seed %d\n", o.Mission, o.Strategy, o.Budget, o.Seed)
-	fmt.Fprintf(w, "| tests | critical | timed out | hit rate | best distance |\n|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(w, "| %d | %d | %d | %.1f %% | %s |\n", o.Simulations, o.Critical, o.TimedOut, 100*float64(o.Critical)/float64(max(1, o.Simulations)), best)
+	fmt.Fprintf(w, "| simulations | critical tests | critical flights | confirmed tests | timed out | hit rate | best distance |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %.1f %% | %s |\n", o.Simulations, o.Critical, o.CriticalFlights, o.Confirmed, o.TimedOut,
+		100*float64(o.CriticalFlights)/float64(max(1, o.Simulations)), best)
+	if s := o.Search; s != nil {
+		fmt.Fprintf(w, "search: %d seeds, %d mutants, %d confirmation flights, %d confirmed (%d robust), %d mutant draws refused\n",
+			s.Seeds, s.Mutants, s.Reflights, s.Confirmed, s.Robust, s.Rejected)
+	}
 	for _, l := range o.Legs {
 		z := l.Zone
 		fmt.Fprintf(w, "leg %d (%.1f, %.1f) → (%.1f, %.1f): zone %.0f m², %d simulations, %d critical, %d timed out\n",
@@ -47,9 +52,9 @@ func printGenReport(w io.Writer, o *harness.Outcome) {
 		}
 		return fmt.Sprintf("%.2f m", v)
 	}
-	fmt.Fprintf(w, "| mission | strategy | budget | critical | timed out | hit rate | precision first 20 (%d runs) | precision best 20 | surrogate precision | RMSE generated | RMSE validation | input diversity first 20 | output diversity first 20 | critical on several legs |\n", r.Runs)
-	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %d |\n", o.Mission, o.Strategy, o.Budget, o.Critical, o.TimedOut,
-		pct(harness.OptFloat(r.HitRate)), pct(r.First20.Precision), pct(r.Best20.Precision), pct(r.SurrogatePrecision), m(r.RMSE), m(r.ValidationRMSE),
+	fmt.Fprintf(w, "| mission | strategy | budget | critical | timed out | hit rate | confirmed / simulations | precision first 20 (%d runs) | precision best 20 | surrogate precision | RMSE generated | RMSE validation | input diversity first 20 | output diversity first 20 | critical on several legs |\n", r.Runs)
+	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %d |\n", o.Mission, o.Strategy, o.Budget, o.Critical, o.TimedOut,
+		pct(harness.OptFloat(r.HitRate)), pct(harness.OptFloat(r.ConfirmedRate)), pct(r.First20.Precision), pct(r.Best20.Precision), pct(r.SurrogatePrecision), m(r.RMSE), m(r.ValidationRMSE),
 		r.First20.InputDiversity, r.First20.OutputDiversity, r.MultiLeg)
 }

@@ -31,7 +31,8 @@ type tableRow struct {
 	Seed      uint64  `json:"seed"`
 	Critical  int     `json:"critical"`
 	TimedOut  int     `json:"timed_out"`
-	HitRate   float64 `json:"hit_rate"`
+	HitRate   float64 `json:"hit_rate"`          // critical flights / simulations
+	ConfRate  float64 `json:"confirmed_rate"`    // distinct tests confirmed within the budget / simulations
 	PrecFirst float64 `json:"precision_first20"` // NaN → -1 in the file
 	PrecBest  float64 `json:"precision_best20"`
 	SurPrec   float64 `json:"surrogate_precision"`
@@ -77,7 +78,7 @@ func TestGenerateTable(t *testing.T) {
 	missions := envList("SHAKEDOWN_TABLE_MISSIONS", "mission2,mission4,mission5")
 	budgets := envList("SHAKEDOWN_TABLE_BUDGETS", "200,100")
 	seeds := envList("SHAKEDOWN_TABLE_SEEDS", "1,2,3,4,5")
-	strats := envList("SHAKEDOWN_TABLE_STRATEGIES", "random,constrained,surrogate,local")
+	strats := envList("SHAKEDOWN_TABLE_STRATEGIES", "random,constrained,surrogate,local,search")
 	cache := os.Getenv("SHAKEDOWN_TABLE_CACHE")
 	if cache == "" {
 		cache = filepath.Join(dir, "cache")
@@ -153,9 +154,13 @@ func TestGenerateTable(t *testing.T) {
 					t.Errorf("%+v: %v", j, err)
 					continue
 				}
+				// Each generation's outcome beside the table, to look into.
+				if b, err := json.Marshal(o); err == nil {
+					_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("gen-%s-%s-%d-%d.json", filepath.Base(j.mission), j.strat, j.budget, j.seed)), b, 0o644)
+				}
 				r := o.Report
 				row := tableRow{Mission: j.mission, Strategy: j.strat, Budget: j.budget, Seed: j.seed, Critical: o.Critical, TimedOut: o.TimedOut,
-					HitRate: r.HitRate, PrecFirst: nanTo(float64(r.First20.Precision)), PrecBest: nanTo(float64(r.Best20.Precision)),
+					HitRate: r.HitRate, ConfRate: r.ConfirmedRate, PrecFirst: nanTo(float64(r.First20.Precision)), PrecBest: nanTo(float64(r.Best20.Precision)),
 					SurPrec: nanTo(float64(r.SurrogatePrecision)), RMSE: nanTo(float64(r.RMSE)),
 					DIn20: r.First20.InputDiversity, DOut20: r.First20.OutputDiversity, Legs: len(o.Legs),
 					TrainSims: o.TrainingSims, GenerateS: o.GenerateS, SimulateS: o.SimulateS}
@@ -241,7 +246,9 @@ func renderTable(rows []tableRow, missions, budgets, strats []string) string {
 		format string
 	}
 	cols := []col{
-		{"hit rate %", func(r tableRow) float64 { return r.HitRate }, 100, "%.1f"},
+		{"hit rate % (critical flights / sims)", func(r tableRow) float64 { return r.HitRate }, 100, "%.1f"},
+		{"critical tests / sims %", func(r tableRow) float64 { return float64(r.Critical) / float64(r.Budget) }, 100, "%.1f"},
+		{"confirmed tests / sims %", func(r tableRow) float64 { return r.ConfRate }, 100, "%.1f"},
 		{"precision first 20 %", func(r tableRow) float64 { return r.PrecFirst }, 100, "%.1f"},
 		{"precision best 20 %", func(r tableRow) float64 { return r.PrecBest }, 100, "%.1f"},
 		{"timed out", func(r tableRow) float64 { return float64(r.TimedOut) }, 1, "%.1f"},

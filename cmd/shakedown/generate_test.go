@@ -183,7 +183,7 @@ func TestGenerateBaselines(t *testing.T) {
 	tmp := t.TempDir()
 	for _, s := range []string{"random", "constrained"} {
 		_, g, out := runGenerate(t, "mission5", "4", "--strategy", s, "--out", filepath.Join(tmp, s), "--report", "--runs", "1")
-		if !strings.Contains(out, "| mission5 | "+s+" | 4 |") || !strings.Contains(out, "hit rate | precision first 20 (1 runs) | precision best 20") {
+		if !strings.Contains(out, "| mission5 | "+s+" | 4 |") || !strings.Contains(out, "hit rate | confirmed / simulations | precision first 20 (1 runs) | precision best 20") {
 			t.Errorf("%s: no report table in\n%s", s, out)
 		}
 		if g.Simulations != 4 {

@@ -29,10 +29,16 @@ const (
 	// found with the simulator (gen.Local), and orders the written tests
 	// for output diversity (beyond the paper).
 	StratLocal = "local"
+	// StratSearch seeds with the training data's closest tests mapped onto
+	// each leg (and the pipeline for what they leave), re-flies every failure within
+	// the budget until it is confirmed or disproved, searches around the
+	// robust ones (gen.Search), and writes the confirmed tests first,
+	// ordered for output diversity (beyond the paper).
+	StratSearch = "search"
 )
 
 // Strategies lists the strategies, in the order the CLI documents them.
-var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive, StratLocal}
+var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive, StratLocal, StratSearch}
 
 // Defaults of the training data (paper §IV-C: 2716 constrained-random tests
 // of the canonical mission), of the refinement and of the confirmation.

@@ -39,17 +39,82 @@ type Test struct {
 	// flight came closer than 1.5 m (gen.LegClearances); none for a flight
 	// that timed out.
 	CriticalLegs []int `json:"critical_legs,omitempty"`
+	// Flights are every flight of the test within the budget, the first
+	// included, when a strategy re-flew it to confirm it (Proposal.Refly);
+	// ClearanceM is then the mean distance of those that did not time out
+	// (the competition's mean over runs), and TimedOut that all did. The
+	// other fields are the first flight's. Such a test is critical (and
+	// written) only when every flight was.
+	Flights []Flight `json:"flights,omitempty"`
 
 	result *run.Result // the flight; its trace is kept for the written tests only
+}
+
+// Flight is one flight of a test within the budget.
+type Flight struct {
+	ClearanceM float64 `json:"clearance_m"`
+	TimedOut   bool    `json:"timed_out"`
+}
+
+// ConfirmRuns is how many flights within the budget confirm a test: the
+// competition re-flies a test three times (precision: the mean distance of
+// the re-flights < 1.5 m). A test is confirmed when it was flown at least
+// this often, no flight timed out and every flight came closer than 1.5 m.
+const ConfirmRuns = 3
+
+// flights are the test's flights within the budget.
+func (t *Test) flights() []Flight {
+	if len(t.Flights) > 0 {
+		return t.Flights
+	}
+	return []Flight{{ClearanceM: t.ClearanceM, TimedOut: t.TimedOut}}
+}
+
+// confirmed reports whether the test is confirmed (ConfirmRuns).
+func (t *Test) confirmed() bool { return len(t.flights()) >= ConfirmRuns && t.critical() }
+
+// worstM is the largest distance of the test's flights: how robust a
+// confirmed failure is.
+func (t *Test) worstM() float64 {
+	w := math.Inf(-1)
+	for _, f := range t.flights() {
+		w = math.Max(w, f.ClearanceM)
+	}
+	return w
+}
+
+// addFlight records another flight of the test: ClearanceM becomes the
+// mean of the flights that did not time out, TimedOut that all did.
+func (t *Test) addFlight(f Flight) {
+	if len(t.Flights) == 0 {
+		t.Flights = t.flights()
+	}
+	t.Flights = append(t.Flights, f)
+	sum, n := 0.0, 0
+	for _, g := range t.Flights {
+		if !g.TimedOut {
+			sum += g.ClearanceM
+			n++
+		}
+	}
+	t.TimedOut = n == 0
+	if n > 0 {
+		t.ClearanceM = sum / float64(n)
+	}
 }
 
 // Report are the measures of one generation, as the paper (§VI) and the
 // competition (competition.md §4) take them.
 type Report struct {
-	// HitRate is critical flights over simulations; a timed-out flight is
-	// never critical.
+	// HitRate is critical flights over simulations, a strategy's
+	// confirmation flights included; a timed-out flight is never critical.
+	// For a strategy that flies each test once it is the critical tests
+	// over simulations.
 	HitRate float64 `json:"hit_rate"`
-	Runs    int     `json:"runs"` // re-flights per evaluated test
+	// ConfirmedRate is the distinct tests confirmed within the budget
+	// (ConfirmRuns) over simulations.
+	ConfirmedRate float64 `json:"confirmed_rate"`
+	Runs          int     `json:"runs"` // re-flights per evaluated test
 	// The two populations the competition evaluates, each test re-flown
 	// Runs times and confirmed when the mean distance of its re-flights
 	// that did not time out is under 1.5 m (score.Evaluate's critical):
@@ -89,16 +154,26 @@ type Population struct {
 // Outcome is the result of one generation; its JSON form is the output
 // folder's generation.json.
 type Outcome struct {
-	Mission     string          `json:"mission"`
-	Strategy    string          `json:"strategy"`
-	Margin      float64         `json:"margin_m,omitempty"`
-	Budget      int             `json:"budget"`
-	Seed        uint64          `json:"seed"`
-	Simulations int             `json:"simulations"`
-	Critical    int             `json:"critical"`
-	TimedOut    int             `json:"timed_out"` // flights stopped at the time limit, none of them critical
-	BestM       OptFloat        `json:"best_distance_m"`
-	Local       *gen.LocalStats `json:"local_search,omitempty"`
+	Mission     string  `json:"mission"`
+	Strategy    string  `json:"strategy"`
+	Margin      float64 `json:"margin_m,omitempty"`
+	Budget      int     `json:"budget"`
+	Seed        uint64  `json:"seed"`
+	Simulations int     `json:"simulations"`
+	// Critical counts the critical tests (the written ones): distinct
+	// tests, each flown once or, re-flown by the strategy, critical on
+	// every flight.
+	Critical int `json:"critical"`
+	// CriticalFlights counts the flights closer than 1.5 m that did not
+	// time out, re-flights included: the hit rate's numerator.
+	CriticalFlights int `json:"critical_flights"`
+	// Confirmed counts the distinct tests confirmed within the budget
+	// (ConfirmRuns).
+	Confirmed int              `json:"confirmed"`
+	TimedOut  int              `json:"timed_out"` // flights stopped at the time limit, none of them critical
+	BestM     OptFloat         `json:"best_distance_m"`
+	Local     *gen.LocalStats  `json:"local_search,omitempty"`
+	Search    *gen.SearchStats `json:"search,omitempty"`
 	// Legs are the legs tested, in mission order: none for the random
 	// strategy, which draws over the whole area.
 	Legs         []LegOutcome `json:"legs"`
@@ -207,8 +282,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			weights[k] = frames[k].AreaM2()
 		}
 		spend := cfg.Budget
-		if cfg.Strategy == StratLocal {
+		switch cfg.Strategy {
+		case StratLocal:
 			spend = gen.LocalConfig{}.SeedCount(cfg.Budget) // the legs' split of the seeds; mutants follow the failures
+		case StratSearch:
+			spend = gen.SearchConfig{}.SeedCount(cfg.Budget)
 		}
 		shares := gen.Split(spend, weights)
 		for k := range frames {
@@ -237,9 +315,20 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		local = &gen.Local{Inner: strat, Valid: valid, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x10ca1))}
 		strat = local
 	}
+	var search *gen.Search
+	if cfg.Strategy == StratSearch {
+		prior, err := e.prior(frames, o.Legs, valid)
+		if err != nil {
+			return nil, err
+		}
+		search = &gen.Search{Inner: strat, Prior: prior, Valid: valid, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ea4c))}
+		strat = search
+	}
 	o.ModelS = e.since(t0)
 
-	// Spend the budget: propose, fly, observe.
+	// Spend the budget: propose, fly, observe. testOf maps every proposal
+	// so far to its test in o.Tests (re-flights to the test they re-fly).
+	var testOf []int
 	for o.Simulations < cfg.Budget {
 		t1 := e.seconds()
 		end := e.phase("predicting candidates")
@@ -254,7 +343,14 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 		boxes := make([][]world.Box, len(props))
 		for i, p := range props {
+			// A re-flight names a proposal of an earlier batch.
+			if p.Refly < 0 || p.Refly > len(testOf) {
+				return nil, fmt.Errorf("harness: proposal %d re-flies proposal %d, which was not flown before", len(testOf)+i, p.Refly-1)
+			}
 			boxes[i] = p.Obstacles
+		}
+		if len(props) > cfg.Budget-o.Simulations {
+			return nil, fmt.Errorf("harness: %d proposals for the %d simulations left", len(props), cfg.Budget-o.Simulations)
 		}
 		t2 := e.seconds()
 		res, err := e.fly(cs, boxes, cfg.Seed, o.Simulations, true, "simulating")
@@ -265,14 +361,25 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		dist := make([]float64, len(res))
 		for i, r := range res {
 			dist[i] = clearanceOf(r)
-			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: dist[i], Verdict: r.Verdict, Leg: legOf(o, props[i]),
-				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
-			if !r.TimedOut && dist[i] < run.CriticalM {
-				t.CriticalLegs = gen.CriticalLegs(gen.LegClearances(cs.Mission.Path(), t.Obstacles, trace.Positions(resampled(r))), run.CriticalM)
-			}
 			if r.TimedOut {
 				// The strategy learns that the test found nothing.
 				dist[i] = math.Max(dist[i], run.CriticalM)
+			}
+			if k := props[i].Refly; k > 0 {
+				// A confirmation: another flight of an earlier test.
+				j := testOf[k-1]
+				if !slices.Equal(o.Tests[j].Obstacles, props[i].Obstacles) {
+					return nil, fmt.Errorf("harness: proposal %d re-flies proposal %d with other obstacles", len(testOf), k-1)
+				}
+				o.Tests[j].addFlight(Flight{ClearanceM: clearanceOf(r), TimedOut: r.TimedOut})
+				testOf = append(testOf, j)
+				continue
+			}
+			testOf = append(testOf, len(o.Tests))
+			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: clearanceOf(r), Verdict: r.Verdict, Leg: legOf(o, props[i]),
+				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
+			if t.critical() {
+				t.CriticalLegs = gen.CriticalLegs(gen.LegClearances(cs.Mission.Path(), t.Obstacles, trace.Positions(resampled(r))), run.CriticalM)
 			}
 			if !math.IsNaN(props[i].Pred) {
 				v := math.Round(props[i].Pred*1e4) / 1e4
@@ -304,6 +411,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		st := local.Stats
 		o.Local = &st
 		diverseOrder(o)
+	}
+	if search != nil {
+		st := search.Stats
+		o.Search = &st
+		confirmedOrder(o)
 	}
 	if cfg.Report {
 		if err := e.report(o, model); err != nil {
@@ -357,6 +469,52 @@ func (e *env) legStrategy(f gen.Frame, rules, feasible, valid func([]world.Box) 
 	return pipe, pipe, model, sims, nil
 }
 
+// prior returns the search's first seeds: the tests of the training data
+// (Config.Data, else the canonical dataset) that came closest, each mapped
+// onto every leg tested by its canonical frame and kept when valid there,
+// as many a leg as its share of the seeds, the legs taken in turn. The
+// training data's flights are not the budget's (Outcome.TrainingSims
+// counts them), and a test of it flown on the mission is a new flight.
+func (e *env) prior(frames []gen.Frame, legs []LegOutcome, valid func([]world.Box) bool) ([]gen.Proposal, error) {
+	d := e.cfg.Data
+	if d.Len() == 0 {
+		var err error
+		if d, err = e.canonicalDataset(); err != nil {
+			return nil, err
+		}
+	}
+	idx := make([]int, d.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(d.Y[a], d.Y[b]) })
+	per := make([][]gen.Proposal, len(frames))
+	for k, f := range frames {
+		for _, i := range idx {
+			if len(per[k]) == legs[k].Share || !(d.Y[i] < math.Inf(1)) {
+				break
+			}
+			canon := gen.BoxesOf(d.X[i])
+			b := f.MissionBoxes(canon)
+			if valid(b) {
+				per[k] = append(per[k], gen.Proposal{Obstacles: b, Canon: canon, Pred: math.NaN(), Leg: k})
+			}
+		}
+	}
+	var out []gen.Proposal
+	for j := 0; ; j++ {
+		n := len(out)
+		for k := range per {
+			if j < len(per[k]) {
+				out = append(out, per[k][j])
+			}
+		}
+		if len(out) == n {
+			return out, nil
+		}
+	}
+}
+
 // legOf is the leg (Frame.Index) a proposal was generated for; 0 for the
 // random strategy, which has none.
 func legOf(o *Outcome, p gen.Proposal) int {
@@ -386,15 +544,25 @@ func clearanceOf(r *run.Result) float64 {
 	return *r.MinClearanceM
 }
 
-// critical reports whether a flight found a failure: closer than 1.5 m,
-// and not stopped at the time limit.
-func (t *Test) critical() bool { return t.ClearanceM < run.CriticalM && !t.TimedOut }
+// critical reports whether a test found a failure: every flight of it
+// within the budget came closer than 1.5 m and none was stopped at the
+// time limit. A test re-flown by its strategy is thus written only if no
+// re-flight disproved it.
+func (t *Test) critical() bool {
+	for _, f := range t.flights() {
+		if f.TimedOut || !(f.ClearanceM < run.CriticalM) {
+			return false
+		}
+	}
+	return true
+}
 
 // rank orders the critical tests closest first (ties by the order they
-// were flown) and counts them and the timed-out flights.
+// were flown) and counts them, the confirmed ones, the critical flights
+// and the timed-out flights.
 func rank(o *Outcome) {
 	o.order = o.order[:0]
-	o.TimedOut = 0
+	o.TimedOut, o.Confirmed, o.CriticalFlights = 0, 0, 0
 	for k := range o.Legs {
 		l := &o.Legs[k]
 		l.Simulations, l.Critical, l.TimedOut = 0, 0, 0
@@ -405,18 +573,26 @@ func rank(o *Outcome) {
 		if t.critical() {
 			o.order = append(o.order, i)
 		}
-		if t.TimedOut {
-			o.TimedOut++
+		if t.confirmed() {
+			o.Confirmed++
 		}
+		fs := t.flights()
+		timedOut := 0
+		for _, f := range fs {
+			if f.TimedOut {
+				timedOut++
+			} else if f.ClearanceM < run.CriticalM {
+				o.CriticalFlights++
+			}
+		}
+		o.TimedOut += timedOut
 		for k := range o.Legs {
 			if l := &o.Legs[k]; l.Leg == t.Leg {
-				l.Simulations++
+				l.Simulations += len(fs)
 				if t.critical() {
 					l.Critical++
 				}
-				if t.TimedOut {
-					l.TimedOut++
-				}
+				l.TimedOut += timedOut
 			}
 		}
 		o.BestM = OptFloat(math.Min(float64(o.BestM), t.ClearanceM))

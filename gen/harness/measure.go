@@ -105,7 +105,8 @@ func Measures(o *Outcome, model *surrogate.Model, runs int, repeats map[int][]sc
 	nan := OptFloat(math.NaN())
 	r := &Report{Runs: runs, SurrogatePrecision: nan, RMSE: nan, ValidationRMSE: nan}
 	if o.Simulations > 0 {
-		r.HitRate = float64(o.Critical) / float64(o.Simulations)
+		r.HitRate = float64(o.CriticalFlights) / float64(o.Simulations)
+		r.ConfirmedRate = float64(o.Confirmed) / float64(o.Simulations)
 	}
 	if model != nil {
 		r.ValidationRMSE = OptFloat(model.Info.ValRMSE)
@@ -233,6 +234,35 @@ func diverseOrder(o *Outcome) {
 			rest = append(rest, i)
 		}
 	}
+	diversePick(o, close, rest)
+}
+
+// confirmedOrder reorders o's written tests for the search strategy: the
+// tests confirmed within the budget (Test.confirmed) first, the most
+// robust (the smallest largest distance of their flights) first and then
+// picked for output diversity as diverseOrder does, then the rest closest
+// first (by the mean of their flights).
+func confirmedOrder(o *Outcome) {
+	var conf, rest []int
+	for _, i := range o.order {
+		if o.Tests[i].confirmed() {
+			conf = append(conf, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	slices.SortStableFunc(conf, func(a, b int) int { return cmp.Compare(o.Tests[a].worstM(), o.Tests[b].worstM()) })
+	o.order = append(conf, rest...)
+	for r, i := range o.order {
+		o.Tests[i].Rank = r
+	}
+	diversePick(o, conf, rest)
+}
+
+// diversePick orders o's written tests as close (in its order, the first
+// kept first) picked greedily for output diversity up to PopulationSize,
+// the rest of close, then rest; fewer than 3 close leave o as it is.
+func diversePick(o *Outcome, close, rest []int) {
 	if len(close) < 3 {
 		return
 	}

@@ -1,0 +1,413 @@
+package gen
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+// SearchConfig configures the confirmed search. Zero values mean the
+// defaults named.
+type SearchConfig struct {
+	// SeedShare is the share of the budget spent on the inner strategy's
+	// first proposals; 0 = 0.2.
+	SeedShare float64
+	// Round is how many new tests (mutants) are proposed between
+	// observations, beside the confirmations; 0 = a twentieth of the
+	// budget, at least 4.
+	Round int
+	// CriticalM is the clearance under which a flight is a failure;
+	// 0 = 1.5 m.
+	CriticalM float64
+	// Confirm is how many flights, the first included, a failure needs
+	// before it counts as confirmed; 0 = 3 (the competition re-flies a test
+	// three times). A test is re-flown while every flight so far was a
+	// failure, so that one flight of a fluke ends it.
+	Confirm int
+	// MarginM: a confirmed failure is robust when the mean of its flights
+	// is below CriticalM − MarginM; 0 = DefaultRobustMarginM. The search
+	// climbs from the robust failures first, and re-flies a confirmed
+	// failure that is not robust while every flight is a failure, up to
+	// MaxFlights, when the budget has room after the confirmations owed:
+	// a failure that only just holds is seldom a failure on every one of
+	// five flights.
+	MarginM float64
+	// MaxFlights bounds the flights of a test; 0 = 5.
+	MaxFlights int
+	// MaxIoU is the diversity constraint of the mutants (Local's); 0 = 0.5.
+	MaxIoU float64
+	// MaxChildren bounds the mutants of one parent; 0 = 4.
+	MaxChildren int
+	// Tries bounds the draws for one mutant; 0 = 200.
+	Tries int
+}
+
+// DefaultRobustMarginM is the margin below 1.5 m under which the mean of a
+// confirmed failure's flights makes it robust: over twice the standard
+// error of the mean of three flights of one test on the avoidance stack
+// (mission2, 60 near-miss tests flown 6 times each: a spread of 0.1–0.3 m
+// 1σ, median 0.22 m, so 0.13 m for a mean of three).
+const DefaultRobustMarginM = 0.3
+
+func (c SearchConfig) withDefaults(budget int) SearchConfig {
+	if c.SeedShare == 0 {
+		c.SeedShare = 0.2
+	}
+	if c.Round == 0 {
+		c.Round = max(4, budget/20)
+	}
+	if c.CriticalM == 0 {
+		c.CriticalM = 1.5
+	}
+	if c.Confirm == 0 {
+		c.Confirm = 3
+	}
+	if c.MarginM == 0 {
+		c.MarginM = DefaultRobustMarginM
+	}
+	if c.MaxFlights == 0 {
+		c.MaxFlights = 5
+	}
+	c.MaxFlights = max(c.MaxFlights, c.Confirm)
+	if c.MaxIoU == 0 {
+		c.MaxIoU = 0.5
+	}
+	if c.MaxChildren == 0 {
+		c.MaxChildren = 4
+	}
+	if c.Tries == 0 {
+		c.Tries = 200
+	}
+	return c
+}
+
+// SeedCount is how many of budget tests the search takes from its inner
+// strategy at first.
+func (c SearchConfig) SeedCount(budget int) int {
+	return int(math.Round(c.withDefaults(budget).SeedShare * float64(budget)))
+}
+
+// Search is a search beyond the paper that spends the simulator's
+// cheapness on what a single flight cannot tell: whether a failure is
+// real. It seeds with Prior and the inner strategy (the paper's pipeline,
+// say) and then, round by round,
+//
+//   - re-flies every failure (Proposal.Refly) until it has Confirm flights,
+//     and one whose mean is within MarginM of CriticalM up to MaxFlights,
+//     stopping at the first flight that is not one: a confirmation costs
+//     the budget like any flight, so that what is written is what the
+//     competition's re-flights will see;
+//   - proposes mutants (Mutate) of the robust confirmed failures first,
+//     then of the closest tests, with at most MaxChildren mutants a parent
+//     and the diversity constraint (no mutant with an IoU over MaxIoU with
+//     any test flown), keeping the rules and feasibility (Valid);
+//   - proposes only as many new tests as the budget left can still confirm
+//     (Confirm flights each, beside the confirmations owed), so that no
+//     failure is left with a single flight; the last flights, too few to
+//     confirm a new test, go to the closest tests not confirmed.
+//
+// Mutants and re-flights keep their parent's Leg.
+type Search struct {
+	Config SearchConfig
+	Inner  Strategy
+	// Prior are tests known to come close elsewhere, closest first (the
+	// training data's, mapped onto the mission's legs): they take the
+	// seeds' share before Inner, which proposes what they leave of it.
+	Prior []Proposal
+	// Valid must accept a mutant's boxes (mission frame): the rules and the
+	// mission's feasibility.
+	Valid func([]world.Box) bool
+	// IoU returns the IoU of the footprint unions of two tests; nil =
+	// RasterIoU on DefaultCellM cells.
+	IoU func(a, b []world.Box) (float64, error)
+	Rng *rand.Rand
+
+	// Stats of the search.
+	Stats SearchStats
+
+	cfg       SearchConfig
+	budget    int
+	seeded    bool
+	tests     []searchTest
+	testOf    []int // test of each proposal, re-flights included
+	last      []Proposal
+	lastInner int
+}
+
+// SearchStats describe a confirmed search.
+type SearchStats struct {
+	Seeds     int `json:"seeds"`     // tests of the inner strategy and of Prior
+	Prior     int `json:"prior"`     // of them, from Prior
+	Mutants   int `json:"mutants"`   // mutants proposed
+	Reflights int `json:"reflights"` // confirmation flights
+	Confirmed int `json:"confirmed"` // failures every one of whose Confirm or more flights was one
+	Robust    int `json:"robust"`    // confirmed failures whose mean is below CriticalM − MarginM
+	Rejected  int `json:"rejected"`  // mutant draws refused by the rules, feasibility or the diversity constraint
+}
+
+type searchTest struct {
+	p        Proposal // its first proposal
+	prop     int      // its number among the proposals
+	flights  []float64
+	children int
+}
+
+func (t *searchTest) mean() float64 {
+	s := 0.0
+	for _, d := range t.flights {
+		s += d
+	}
+	return s / float64(len(t.flights))
+}
+
+// failing reports whether every flight of t so far was a failure.
+func (t *searchTest) failing(critical float64) bool {
+	for _, d := range t.flights {
+		if !(d < critical) {
+			return false
+		}
+	}
+	return len(t.flights) > 0
+}
+
+// owed is how many more flights t needs to be confirmed.
+func (s *Search) owed(t *searchTest) int {
+	if !t.failing(s.cfg.CriticalM) {
+		return 0
+	}
+	return max(0, s.cfg.Confirm-len(t.flights))
+}
+
+// marginal reports whether t is a confirmed failure that is not robust
+// and may be flown again (MarginM).
+func (s *Search) marginal(t *searchTest) bool {
+	return s.confirmed(t) && !s.robust(t) && len(t.flights) < s.cfg.MaxFlights
+}
+
+func (s *Search) confirmed(t *searchTest) bool {
+	return t.failing(s.cfg.CriticalM) && len(t.flights) >= s.cfg.Confirm
+}
+
+func (s *Search) robust(t *searchTest) bool {
+	return s.confirmed(t) && t.mean() < s.cfg.CriticalM-s.cfg.MarginM
+}
+
+var _ Strategy = (*Search)(nil)
+
+// Propose seeds with the inner strategy, then proposes the confirmations
+// owed and as many mutants as the budget left can confirm.
+func (s *Search) Propose(max int) ([]Proposal, error) {
+	if s.budget == 0 {
+		s.budget = max
+		s.cfg = s.Config.withDefaults(max)
+	}
+	s.last, s.lastInner = nil, 0
+	if max <= 0 {
+		return nil, nil
+	}
+	if !s.seeded {
+		s.seeded = true
+		if n := s.Config.SeedCount(max); n > 0 {
+			prior := s.Prior[:min(n, len(s.Prior))]
+			var ps []Proposal
+			if n > len(prior) {
+				var err error
+				if ps, err = s.Inner.Propose(n - len(prior)); err != nil {
+					return nil, err
+				}
+			}
+			s.lastInner = len(ps) // the inner's go first, as Observe hands them back
+			for _, p := range prior {
+				p.Pred, p.Refly = math.NaN(), 0
+				ps = append(ps, p)
+			}
+			s.Stats.Seeds += len(ps)
+			s.Stats.Prior = len(prior)
+			s.last = ps
+			return ps, nil
+		}
+	}
+	// The confirmations owed, one flight per failure a round: the next
+	// flight decides whether it is owed more.
+	owed := 0
+	for i := range s.tests {
+		t := &s.tests[i]
+		if k := s.owed(t); k > 0 {
+			owed += k
+			if len(s.last) < max {
+				s.last = append(s.last, s.refly(t))
+			}
+		}
+	}
+	owed -= len(s.last)
+	// The marginal failures, with what the confirmations owed leave: the
+	// precision of what is written comes before new tests.
+	for i := range s.tests {
+		if t := &s.tests[i]; s.marginal(t) && len(s.last)+owed < max {
+			s.last = append(s.last, s.refly(t))
+		}
+	}
+	s.Stats.Reflights += len(s.last)
+	// New tests: as many as the budget left can confirm.
+	room := (max - len(s.last) - owed) / s.cfg.Confirm
+	if len(s.tests) == 0 {
+		room = max - len(s.last) // nothing flown to confirm or climb from
+	}
+	mutants := 0
+	for ; mutants < min(s.cfg.Round, room); mutants++ {
+		p, ok, err := s.mutant()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		s.last = append(s.last, p)
+	}
+	s.Stats.Mutants += mutants
+	if mutants == 0 && room > 0 {
+		// Nothing to mutate: the inner strategy proposes, if it can; its
+		// proposals go first, as Observe hands them back.
+		ps, err := s.Inner.Propose(min(s.cfg.Round, room))
+		if err != nil {
+			return nil, err
+		}
+		s.Stats.Seeds += len(ps)
+		s.last, s.lastInner = append(ps, s.last...), len(ps)
+	}
+	if len(s.last) == 0 {
+		// Too few flights left to confirm a new test: another flight of
+		// the closest tests that are not confirmed. A flight of a confirmed
+		// failure could only disprove it (a timed-out one would, though the
+		// competition's precision leaves timed-out re-flights out), and a
+		// new test's failure could not be confirmed.
+		idx := make([]int, 0, len(s.tests))
+		for i := range s.tests {
+			if !s.confirmed(&s.tests[i]) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			for i := range s.tests {
+				idx = append(idx, i)
+			}
+		}
+		key := func(i int) float64 { return s.tests[i].mean() }
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
+		for _, i := range idx[:min(max, len(idx))] {
+			s.last = append(s.last, s.refly(&s.tests[i]))
+		}
+		s.Stats.Reflights += len(s.last)
+	}
+	return s.last, nil
+}
+
+func (s *Search) refly(t *searchTest) Proposal {
+	p := t.p
+	p.Refly = t.prop + 1
+	p.Pred = math.NaN()
+	return p
+}
+
+// Observe records the clearances and hands the inner strategy its own.
+func (s *Search) Observe(c []float64) error {
+	if len(c) != len(s.last) {
+		return fmt.Errorf("%w: %d results for %d tests", ErrObserve, len(c), len(s.last))
+	}
+	if s.lastInner > 0 {
+		if err := s.Inner.Observe(c[:s.lastInner]); err != nil {
+			return err
+		}
+	}
+	for i, p := range s.last {
+		if p.Refly > 0 {
+			j := s.testOf[p.Refly-1]
+			s.tests[j].flights = append(s.tests[j].flights, c[i])
+			s.testOf = append(s.testOf, j)
+			continue
+		}
+		s.testOf = append(s.testOf, len(s.tests))
+		s.tests = append(s.tests, searchTest{p: p, prop: len(s.testOf) - 1, flights: []float64{c[i]}})
+	}
+	s.last, s.lastInner = nil, 0
+	s.Stats.Confirmed, s.Stats.Robust = 0, 0
+	for i := range s.tests {
+		if s.confirmed(&s.tests[i]) {
+			s.Stats.Confirmed++
+		}
+		if s.robust(&s.tests[i]) {
+			s.Stats.Robust++
+		}
+	}
+	return nil
+}
+
+// parents returns the indices of the tests that may have another mutant:
+// the robust confirmed failures (fewest children first, then the lowest
+// mean), then the other tests by their mean distance, the failures not yet
+// disproved among them, while nothing robust is known the closest quarter.
+func (s *Search) parents() []int {
+	var robust, rest []int
+	for i := range s.tests {
+		t := &s.tests[i]
+		if t.children >= s.cfg.MaxChildren || math.IsInf(t.flights[0], 1) {
+			continue
+		}
+		if s.robust(t) {
+			robust = append(robust, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	slices.SortStableFunc(robust, func(a, b int) int {
+		ta, tb := &s.tests[a], &s.tests[b]
+		if ta.children != tb.children {
+			return cmp.Compare(ta.children, tb.children)
+		}
+		return cmp.Compare(ta.mean(), tb.mean())
+	})
+	slices.SortStableFunc(rest, func(a, b int) int { return cmp.Compare(s.tests[a].mean(), s.tests[b].mean()) })
+	if len(robust) == 0 {
+		rest = rest[:(len(rest)+3)/4]
+	}
+	return append(robust, rest...)
+}
+
+// mutant draws one mutant of the first parent that yields one.
+func (s *Search) mutant() (Proposal, bool, error) {
+	others := make([][]world.Box, 0, len(s.tests)+len(s.last))
+	for _, t := range s.tests {
+		others = append(others, t.p.Obstacles)
+	}
+	for _, p := range s.last {
+		if p.Refly == 0 {
+			others = append(others, p.Obstacles)
+		}
+	}
+	for _, pi := range s.parents() {
+		par := &s.tests[pi]
+		for range s.cfg.Tries {
+			boxes := Mutate(s.Rng, par.p.Obstacles)
+			if !s.Valid(boxes) {
+				s.Stats.Rejected++
+				continue
+			}
+			ok, err := Diverse(boxes, others, s.cfg.MaxIoU, s.IoU)
+			if err != nil {
+				return Proposal{}, false, err
+			}
+			if !ok {
+				s.Stats.Rejected++
+				continue
+			}
+			par.children++
+			return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: par.p.Leg}, true, nil
+		}
+		par.children = s.cfg.MaxChildren // nothing near it passes
+	}
+	return Proposal{}, false, nil
+}

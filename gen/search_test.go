@@ -1,0 +1,205 @@
+package gen
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+// noisyFlight stands in for a simulator with run-to-run noise: a test
+// whose obstacle 1 covers the point (-3, 24) of mission2's long leg fails
+// on every flight (0.2 m), one whose obstacle 1 covers (-2.2, 17) just fails
+// on every flight (1.4 m), one whose obstacle 1 covers (-3, 33) fails only
+// on its even flights (0.4 m, else 2.5 m: a fluke), and any other test
+// passes by the distance of obstacle 1 to the nearer point plus 1.5 m.
+// flight is the test's flight number, from 0.
+func noisyFlight(boxes []world.Box, flight int) float64 {
+	robust, noisy, marginal := geom.Vec2{X: -3, Y: 24}, geom.Vec2{X: -3, Y: 33}, geom.Vec2{X: -2.2, Y: 17}
+	switch {
+	case boxes[0].Contains(robust):
+		return 0.2
+	case boxes[0].Contains(marginal):
+		return 1.4
+	case boxes[0].Contains(noisy):
+		if flight%2 == 0 {
+			return 0.4
+		}
+		return 2.5
+	}
+	return 1.5 + min(boxes[0].Distance(robust), boxes[0].Distance(noisy))
+}
+
+type searchRun struct {
+	s       *Search
+	props   []Proposal
+	dist    []float64
+	flights map[string][]float64 // each test's flights, by its boxes
+}
+
+func runSearch(t *testing.T, seed uint64, budget int, valid func([]world.Box) bool) searchRun {
+	t.Helper()
+	f := canonicalFrame(t)
+	inner := &Baseline{Draw: f.Generator(valid).Constrained, Frame: &f, Rng: rand.New(rand.NewPCG(seed, 1))}
+	r := searchRun{s: &Search{Inner: inner, Valid: valid, Rng: rand.New(rand.NewPCG(seed, 2))}, flights: map[string][]float64{}}
+	for len(r.props) < budget {
+		ps, err := r.s.Propose(budget - len(r.props))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) == 0 {
+			break
+		}
+		if len(ps) > budget-len(r.props) {
+			t.Fatalf("%d proposals for %d simulations left", len(ps), budget-len(r.props))
+		}
+		d := make([]float64, len(ps))
+		for i, p := range ps {
+			if p.Refly > 0 {
+				if p.Refly > len(r.props) || r.props[p.Refly-1].Refly != 0 || !slices.Equal(r.props[p.Refly-1].Obstacles, p.Obstacles) {
+					t.Fatalf("proposal %d re-flies %d, which is no test proposed before with its boxes", len(r.props)+i, p.Refly-1)
+				}
+			}
+			k := boxKey(p.Obstacles)
+			d[i] = noisyFlight(p.Obstacles, len(r.flights[k]))
+			r.flights[k] = append(r.flights[k], d[i])
+		}
+		if err := r.s.Observe(d); err != nil {
+			t.Fatal(err)
+		}
+		r.props, r.dist = append(r.props, ps...), append(r.dist, d...)
+	}
+	return r
+}
+
+// propKey encodes what the proposals ask to fly (Pred is NaN, which JSON
+// refuses).
+func propKey(t *testing.T, ps []Proposal) string {
+	t.Helper()
+	type fly struct {
+		Obstacles  []world.Box
+		Leg, Refly int
+	}
+	var fs []fly
+	for _, p := range ps {
+		fs = append(fs, fly{p.Obstacles, p.Leg, p.Refly})
+	}
+	b, err := json.Marshal(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func boxKey(b []world.Box) string {
+	k, _ := json.Marshal(b)
+	return string(k)
+}
+
+// The search spends the budget exactly, proposes only tests Valid accepts
+// (re-flights of earlier tests aside), and the same seed gives the same
+// proposals, byte for byte.
+func TestSearchBudgetValidDeterministic(t *testing.T) {
+	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	for _, budget := range []int{1, 2, 7, 40, 61} {
+		r := runSearch(t, 3, budget, valid)
+		if len(r.props) != budget {
+			t.Errorf("budget %d: %d simulations", budget, len(r.props))
+		}
+		again := runSearch(t, 3, budget, valid)
+		if a, b := propKey(t, r.props), propKey(t, again.props); a != b {
+			t.Errorf("budget %d: the same seed proposed other tests", budget)
+		}
+	}
+	// A Valid that refuses every box narrower than 3 m: no new test of the
+	// search has one.
+	wide := func(b []world.Box) bool {
+		for _, x := range b {
+			if x.W < 3 || x.L < 3 {
+				return false
+			}
+		}
+		return valid(b)
+	}
+	r := runSearch(t, 4, 40, wide)
+	for i, p := range r.props {
+		if p.Refly == 0 && !wide(p.Obstacles) {
+			t.Errorf("proposal %d: %v refused by Valid", i, p.Obstacles)
+		}
+	}
+}
+
+// Known answers of the confirmation: a test is flown again only after
+// failures (but for the last two flights, which go to the closest tests
+// not confirmed); the robust failure gets three flights (no failure is left
+// with fewer at the end of the budget, and the last flights do not go to
+// a confirmed one), the marginal one (1.4 m) three to five, the fluke (a failure on
+// its first flight, not its second) exactly two and a pass one; the search
+// counts them and finds more robust failures than its seeds did.
+func TestSearchConfirms(t *testing.T) {
+	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	r := runSearch(t, 1, 80, valid)
+	robust, flukes, marginal, five := 0, 0, 0, 0
+	// The flights before the last two: those, too few to confirm a new
+	// test, may go to any test not confirmed.
+	early := map[string][]float64{}
+	for i, p := range r.props[:len(r.props)-2] {
+		early[boxKey(p.Obstacles)] = append(early[boxKey(p.Obstacles)], r.dist[i])
+	}
+	for k, fs := range r.flights {
+		var boxes []world.Box
+		if err := json.Unmarshal([]byte(k), &boxes); err != nil {
+			t.Fatal(err)
+		}
+		for i := range early[k][:max(0, len(early[k])-1)] {
+			if !(fs[i] < 1.5) {
+				t.Fatalf("%v flown again after a flight that was no failure: %v", boxes, fs)
+			}
+		}
+		switch noisyFlight(boxes, 0) {
+		case 0.2:
+			robust++
+			if len(fs) != 3 {
+				t.Errorf("robust failure %v flown %d times; want 3", boxes, len(fs))
+			}
+		case 1.4:
+			marginal++
+			if len(fs) < 3 || len(fs) > 5 {
+				t.Errorf("marginal failure %v flown %d times; want 3 to 5", boxes, len(fs))
+			}
+			if len(fs) >= 5 {
+				five++
+			}
+		case 0.4:
+			flukes++
+			if len(early[k]) != 2 {
+				t.Errorf("the fluke %v was flown %d times: %v; want 2 (disproved by its second flight)", boxes, len(fs), fs)
+			}
+		default:
+			if len(early[k]) > 1 {
+				t.Errorf("the pass %v was flown %d times", boxes, len(fs))
+			}
+		}
+	}
+	if flukes == 0 || marginal == 0 || five == 0 {
+		t.Errorf("%d flukes, %d marginal failures (%d flown 5 times): the test does not exercise the confirmation", flukes, marginal, five)
+	}
+	if r.s.Stats.Robust != robust || r.s.Stats.Confirmed != robust+marginal {
+		t.Errorf("stats %+v; want %d robust, %d confirmed", r.s.Stats, robust, robust+marginal)
+	}
+	seeds := SearchConfig{}.SeedCount(80)
+	seedRobust := 0
+	for _, p := range r.props[:seeds] {
+		if noisyFlight(p.Obstacles, 0) == 0.2 {
+			seedRobust++
+		}
+	}
+	if robust <= seedRobust || robust < 5 {
+		t.Errorf("%d robust failures, %d of them among the %d seeds; want the search to find more", robust, seedRobust, seeds)
+	}
+	t.Logf("%d robust failures (%d among the seeds), %d marginal (%d flown 5 times), %d flukes, stats %+v", robust, seedRobust, marginal, five, flukes, r.s.Stats)
+}
