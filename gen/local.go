@@ -22,6 +22,12 @@ type LocalConfig struct {
 	// CriticalM is the clearance under which a flown test is a failure to
 	// search around; 0 = 1.5 m.
 	CriticalM float64
+	MutantConfig
+}
+
+// MutantConfig bounds the mutants of a search around failures (Local's
+// and Search's). Zero values mean the defaults named.
+type MutantConfig struct {
 	// MaxIoU is the diversity constraint: a mutant whose footprint union
 	// overlaps that of any test already proposed by more than this (IoU)
 	// is discarded; 0 = 0.5. The 2025 competition drops tests with IoU 1
@@ -32,6 +38,19 @@ type LocalConfig struct {
 	MaxChildren int
 	// Tries bounds the draws for one mutant; 0 = 200.
 	Tries int
+}
+
+func (c MutantConfig) withDefaults() MutantConfig {
+	if c.MaxIoU == 0 {
+		c.MaxIoU = 0.5
+	}
+	if c.MaxChildren == 0 {
+		c.MaxChildren = 4
+	}
+	if c.Tries == 0 {
+		c.Tries = 200
+	}
+	return c
 }
 
 // DefaultSeedShare is the share of the budget the local search spends on
@@ -55,15 +74,7 @@ func (c LocalConfig) withDefaults(budget int) LocalConfig {
 	if c.CriticalM == 0 {
 		c.CriticalM = 1.5
 	}
-	if c.MaxIoU == 0 {
-		c.MaxIoU = 0.5
-	}
-	if c.MaxChildren == 0 {
-		c.MaxChildren = 4
-	}
-	if c.Tries == 0 {
-		c.Tries = 200
-	}
+	c.MutantConfig = c.MutantConfig.withDefaults()
 	return c
 }
 
@@ -212,30 +223,43 @@ func (l *Local) parents() []int {
 func (l *Local) mutant() (Proposal, bool, error) {
 	for _, pi := range l.parents() {
 		par := &l.flown[pi]
-		for range l.cfg.Tries {
-			boxes := l.mutate(par.p.Obstacles)
-			if !l.Valid(boxes) {
-				l.Stats.Rejected++
-				continue
-			}
-			ok, err := l.diverse(boxes)
-			if err != nil {
-				return Proposal{}, false, err
-			}
-			if !ok {
-				l.Stats.Rejected++
-				continue
-			}
-			par.children++
-			return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: par.p.Leg}, true, nil
+		boxes, rejected, err := drawMutant(l.Rng, par.p.Obstacles, l.cfg.Tries, l.Valid, l.diverse)
+		l.Stats.Rejected += rejected
+		if err != nil {
+			return Proposal{}, false, err
 		}
-		par.children = l.cfg.MaxChildren // nothing near it passes
+		if boxes == nil {
+			par.children = l.cfg.MaxChildren // nothing near it passes
+			continue
+		}
+		par.children++
+		return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: par.p.Leg}, true, nil
 	}
 	return Proposal{}, false, nil
 }
 
-// mutate changes each box a little (Mutate).
-func (l *Local) mutate(src []world.Box) []world.Box { return Mutate(l.Rng, src) }
+// drawMutant draws up to tries mutants of parent (Mutate) and returns the
+// first that valid and diverse accept, nil when none is; rejected counts
+// the others.
+func drawMutant(rng *rand.Rand, parent []world.Box, tries int, valid func([]world.Box) bool, diverse func([]world.Box) (bool, error)) (boxes []world.Box, rejected int, err error) {
+	for range tries {
+		b := Mutate(rng, parent)
+		if !valid(b) {
+			rejected++
+			continue
+		}
+		ok, err := diverse(b)
+		if err != nil {
+			return nil, rejected, err
+		}
+		if !ok {
+			rejected++
+			continue
+		}
+		return b, rejected, nil
+	}
+	return nil, rejected, nil
+}
 
 // Mutate changes each box a little: its centre by a normal step of 0.5,
 // 1 or 2 m (1σ, picked at random), its sides by a factor of e^(±0.1σ)

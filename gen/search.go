@@ -38,12 +38,7 @@ type SearchConfig struct {
 	MarginM float64
 	// MaxFlights bounds the flights of a test; 0 = 5.
 	MaxFlights int
-	// MaxIoU is the diversity constraint of the mutants (Local's); 0 = 0.5.
-	MaxIoU float64
-	// MaxChildren bounds the mutants of one parent; 0 = 4.
-	MaxChildren int
-	// Tries bounds the draws for one mutant; 0 = 200.
-	Tries int
+	MutantConfig
 }
 
 // DefaultRobustMarginM is the margin below 1.5 m under which the mean of a
@@ -73,15 +68,7 @@ func (c SearchConfig) withDefaults(budget int) SearchConfig {
 		c.MaxFlights = 5
 	}
 	c.MaxFlights = max(c.MaxFlights, c.Confirm)
-	if c.MaxIoU == 0 {
-		c.MaxIoU = 0.5
-	}
-	if c.MaxChildren == 0 {
-		c.MaxChildren = 4
-	}
-	if c.Tries == 0 {
-		c.Tries = 200
-	}
+	c.MutantConfig = c.MutantConfig.withDefaults()
 	return c
 }
 
@@ -388,26 +375,20 @@ func (s *Search) mutant() (Proposal, bool, error) {
 			others = append(others, p.Obstacles)
 		}
 	}
+	diverse := func(b []world.Box) (bool, error) { return Diverse(b, others, s.cfg.MaxIoU, s.IoU) }
 	for _, pi := range s.parents() {
 		par := &s.tests[pi]
-		for range s.cfg.Tries {
-			boxes := Mutate(s.Rng, par.p.Obstacles)
-			if !s.Valid(boxes) {
-				s.Stats.Rejected++
-				continue
-			}
-			ok, err := Diverse(boxes, others, s.cfg.MaxIoU, s.IoU)
-			if err != nil {
-				return Proposal{}, false, err
-			}
-			if !ok {
-				s.Stats.Rejected++
-				continue
-			}
-			par.children++
-			return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: par.p.Leg}, true, nil
+		boxes, rejected, err := drawMutant(s.Rng, par.p.Obstacles, s.cfg.Tries, s.Valid, diverse)
+		s.Stats.Rejected += rejected
+		if err != nil {
+			return Proposal{}, false, err
 		}
-		par.children = s.cfg.MaxChildren // nothing near it passes
+		if boxes == nil {
+			par.children = s.cfg.MaxChildren // nothing near it passes
+			continue
+		}
+		par.children++
+		return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: par.p.Leg}, true, nil
 	}
 	return Proposal{}, false, nil
 }
