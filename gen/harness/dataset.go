@@ -188,13 +188,16 @@ func BuildDataset(ctx context.Context, c DatasetConfig) (*Dataset, error) {
 // constrained-random tests of the canonical mission, each flown once, as
 // `shakedown dataset canonical` makes it; cached.
 func (e *env) canonicalDataset() (surrogate.Dataset, error) {
+	if e.canon != nil {
+		return *e.canon, nil
+	}
 	fp, err := e.fingerprint()
 	if err != nil {
 		return surrogate.Dataset{}, err
 	}
 	cfg := e.cfg
 	name := canonicalName(cfg, fp)
-	return cfg.Cache.Dataset(name, func() ([]byte, error) {
+	d, err := cfg.Cache.Dataset(name, func() ([]byte, error) {
 		if data, ok, err := prebuiltDataset(name); ok || err != nil {
 			if ok {
 				fmt.Fprintf(cfg.Log, "using the canonical training dataset shipped with shakedown (%d flights, simulator %s)\n", cfg.DatasetN, fp)
@@ -215,6 +218,10 @@ func (e *env) canonicalDataset() (surrogate.Dataset, error) {
 		fmt.Fprintln(cfg.Log, d.Summary(cs.Name, cfg.Cache.where(name)))
 		return d.CSV, nil
 	})
+	if err == nil {
+		e.canon = &d
+	}
+	return d, err
 }
 
 // canonicalName is the cache name of the canonical dataset of cfg flown
@@ -296,6 +303,9 @@ func (e *env) missionDataset(frame gen.Frame) (surrogate.Dataset, error) {
 // by the simulator, autopilot and planner that flew it, whatever changed
 // in their code.
 func (e *env) fingerprint() (string, error) {
+	if e.fp != "" {
+		return e.fp, nil
+	}
 	cs, err := scenario.Builtin(scenario.CanonicalName)
 	if err != nil {
 		return "", err
@@ -314,7 +324,8 @@ func (e *env) fingerprint() (string, error) {
 		fmt.Fprintf(h, "%.6f,%.6f,%.6f,%.6f;", p.T, p.Pos.X, p.Pos.Y, p.Pos.Z)
 	}
 	fmt.Fprintf(h, "%s|%v", r.Verdict, r.Clearances)
-	return hex.EncodeToString(h.Sum(nil))[:8], nil
+	e.fp = hex.EncodeToString(h.Sum(nil))[:8]
+	return e.fp, nil
 }
 
 // SafeName maps s to a file name: letters, digits, '-' and '_' kept, any

@@ -611,6 +611,10 @@ type env struct {
 	// canonicalCounted is set once the canonical dataset's simulations are
 	// in Outcome.TrainingSims: the legs share it.
 	canonicalCounted bool
+	// fp and canon memoize fingerprint and canonicalDataset: every leg and
+	// the search's seeds use them.
+	fp    string
+	canon *surrogate.Dataset
 }
 
 // fly flies the mission cs with each of boxes once, with the seeds of
