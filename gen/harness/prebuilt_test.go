@@ -86,8 +86,8 @@ func TestPrebuiltCanonicalReproduces(t *testing.T) {
 	}
 }
 
-// A shipped dataset is read within bounds, and a name with none is no
-// error.
+// A name with no shipped dataset is no error: the dataset is built as
+// before.
 func TestPrebuiltMissing(t *testing.T) {
 	if _, ok, err := prebuiltDataset("canonical-n2716-seed1-gust0.3-t500-simnothing-v2.csv"); ok || err != nil {
 		t.Errorf("ok %v, err %v; want neither", ok, err)
