@@ -108,7 +108,11 @@ type Report struct {
 	Tests  []TestResult `json:"tests"`
 	Pooled Stats        `json:"pooled"`
 	Groups []Stats      `json:"groups"` // per source and mission, then per mission
-	Worst  []TestResult `json:"worst"`  // the tests that disagree most
+	// Bands compares the clearances by PX4's clearance band, pooled.
+	Bands []Band `json:"bands"`
+	// Repeat is the repeat scatter of PX4 and of the simulator.
+	Repeat []Scatter    `json:"repeat_scatter"`
+	Worst  []TestResult `json:"worst"` // the tests that disagree most
 }
 
 // Evaluate flies every reference test cfg.Runs times and compares.
@@ -199,6 +203,8 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 		}
 		rep.Groups = append(rep.Groups, compare(k, groups[k], cfg.Perms, rng))
 	}
+	rep.Bands = bands(out)
+	rep.Repeat = repeats(out)
 	worst := slices.Clone(out)
 	slices.SortStableFunc(worst, func(a, b TestResult) int {
 		return cmp.Compare(math.Abs(b.MeanM-b.PX4M), math.Abs(a.MeanM-a.PX4M))

@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -181,5 +182,63 @@ func TestLateral(t *testing.T) {
 	}
 	if got := lateral(sim[:1], px4); !math.IsNaN(got) {
 		t.Errorf("one point: %v; want NaN", got)
+	}
+}
+
+func TestRepeatScatterByHand(t *testing.T) {
+	// Layout A is flown three times (pairs 1.0−0.8, 1.0−0.5, 0.8−0.5 on
+	// PX4), layout B twice; C is alone and gives no pair.
+	tr := func(layout string, px4 float64, sim ...float64) TestResult {
+		return TestResult{Ref: Reference{Layout: layout}, PX4M: px4, SimM: sim}
+	}
+	ts := []TestResult{
+		tr("A", 1.0, 2.0, 2.4), tr("B", 3.0, 3.0, 3.0), tr("A", 0.8, 2.5, 2.5),
+		tr("C", 7.0, 6.0, 6.5), tr("A", 0.5, 2.0, 2.1), tr("B", 3.1, 2.2, 2.9),
+	}
+	got := repeats(ts)
+	if len(got) != 3 {
+		t.Fatalf("got %d populations; want 3: %+v", len(got), got)
+	}
+	px4, sim, runs := got[0], got[1], got[2]
+	// PX4: |Δ| = 0.2, 0.5, 0.3 (A) and 0.1 (B): sorted 0.1 0.2 0.3 0.5.
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	if px4.N != 4 || !near(px4.Mean, 0.275) || !near(px4.Q50, 0.25) || !near(px4.Q25, 0.175) || !near(px4.Q90, 0.44) {
+		t.Errorf("PX4 = %+v; want 4 pairs, mean 0.275, q25 0.175, q50 0.25, q90 0.44", px4)
+	}
+	// The simulator on the same pairs, first runs: 0.5, 0, 0.5 (A), 0.8 (B).
+	if sim.N != 4 || !near(sim.Mean, 0.45) || !near(sim.Q50, 0.5) {
+		t.Errorf("sim = %+v; want 4 pairs, mean 0.45, median 0.5", sim)
+	}
+	// Run 1 vs run 2 of every test: 0.4, 0, 0, 0.5, 0.1, 0.7.
+	if runs.N != 6 || !near(runs.Mean, 1.7/6) || !near(runs.Q50, 0.25) {
+		t.Errorf("runs = %+v; want 6 pairs, mean 0.2833, median 0.25", runs)
+	}
+	// One run per test and no layouts: nothing to report.
+	if got := repeats([]TestResult{tr("", 1, 1), tr("", 2, 2)}); len(got) != 0 {
+		t.Errorf("no pairs: got %+v", got)
+	}
+}
+
+func TestBandsByHand(t *testing.T) {
+	ts := []TestResult{{PX4M: 0.1, MeanM: 1.2}, {PX4M: 1.2, MeanM: 2.2}, {PX4M: 1.4, MeanM: 1.4}, {PX4M: 40, MeanM: 20}}
+	got := bands(ts)
+	want := []Band{
+		{LoM: 0, HiM: 0.25, N: 1, PX4MeanM: 0.1, SimMeanM: 1.2, SimCritical: 1},
+		{LoM: 1, HiM: 1.5, N: 2, PX4MeanM: 1.3, SimMeanM: 1.8, SimCritical: 0.5},
+		{LoM: 5, HiM: math.Inf(1), N: 1, PX4MeanM: 40, SimMeanM: 20, SimCritical: 0},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v; want %+v", got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.LoM != w.LoM || g.HiM != w.HiM || g.N != w.N || math.Abs(g.PX4MeanM-w.PX4MeanM) > 1e-12 ||
+			math.Abs(g.SimMeanM-w.SimMeanM) > 1e-12 || g.SimCritical != w.SimCritical {
+			t.Errorf("band %d = %+v; want %+v", i, g, w)
+		}
+	}
+	b, err := json.Marshal(got[2])
+	if err != nil || !strings.Contains(string(b), `"hi_m":null`) {
+		t.Errorf("last band as JSON = %s, %v; want hi_m null", b, err)
 	}
 }

@@ -5,8 +5,9 @@
 //
 // A reference is a CSV file with one row per test: at least the columns
 // test and px4_min_distance_m, and optionally yaml (the test file,
-// relative to the CSV), mission, source, px4_airborne_s, px4_class and
-// usable, as in the project's px4-reference data.
+// relative to the CSV), mission, source, px4_airborne_s, px4_class, usable
+// and near_dup_group (tests that are flights of one layout), as in the
+// project's px4-reference data.
 package fidelity
 
 import (
@@ -35,6 +36,10 @@ type Reference struct {
 	// AirborneS is PX4's time in the air, NaN when unknown.
 	AirborneS float64
 	Usable    bool
+	// Layout names the tests that are flights of one layout (the
+	// near_dup_group column): PX4's repeat scatter is measured on them.
+	// "" when the file does not say.
+	Layout string
 }
 
 // ParseError is a bad row of a reference file.
@@ -106,7 +111,7 @@ func ParseCSV(name string, r io.Reader) ([]Reference, error) {
 			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("more than %d rows", MaxRows)}
 		}
 		ref := Reference{Line: line, Test: get(rec, "test"), Mission: get(rec, "mission"), Source: get(rec, "source"),
-			Class: get(rec, "px4_class"), AirborneS: math.NaN(), Usable: true}
+			Class: get(rec, "px4_class"), AirborneS: math.NaN(), Usable: true, Layout: get(rec, "near_dup_group")}
 		if ref.Test == "" {
 			return nil, &ParseError{File: name, Line: line, Field: "test", Err: errors.New("empty")}
 		}

@@ -31,6 +31,24 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, g := range r.Groups {
 		row(g)
 	}
+	if len(r.Bands) > 0 {
+		b.WriteString("by PX4's clearance (m), pooled:\n")
+		fmt.Fprintf(&b, "  %-11s %5s %8s %8s %6s %9s\n", "px4", "n", "px4 mean", "sim mean", "bias", "sim crit%")
+		for _, d := range r.Bands {
+			band := fmt.Sprintf("%g-%g", d.LoM, d.HiM)
+			if math.IsInf(d.HiM, 1) {
+				band = fmt.Sprintf("%g+", d.LoM)
+			}
+			fmt.Fprintf(&b, "  %-11s %5d %8.2f %8.2f %+6.2f %9.1f\n", band, d.N, d.PX4MeanM, d.SimMeanM, d.SimMeanM-d.PX4MeanM, 100*d.SimCritical)
+		}
+	}
+	if len(r.Repeat) > 0 {
+		b.WriteString("repeat scatter, |difference of clearance| between two flights of one layout (m):\n")
+		fmt.Fprintf(&b, "  %-28s %5s %5s %5s %5s %5s %5s\n", "flights", "pairs", "mean", "q25", "q50", "q75", "q90")
+		for _, s := range r.Repeat {
+			fmt.Fprintf(&b, "  %-28s %5d %5.2f %5.2f %5.2f %5.2f %5.2f\n", s.What, s.N, s.Mean, s.Q25, s.Q50, s.Q75, s.Q90)
+		}
+	}
 	b.WriteString("disagree most (PX4 vs simulator mean clearance, m):\n")
 	for _, t := range r.Worst {
 		runs := make([]string, len(t.SimM))
@@ -60,6 +78,15 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		PathErrM *float64 `json:"path_error_mean_m"`
 	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM)})
 	return b, err
+}
+
+// MarshalJSON writes the open upper edge of the last band as null.
+func (d Band) MarshalJSON() ([]byte, error) {
+	type plain Band
+	return json.Marshal(struct {
+		plain
+		HiM *float64 `json:"hi_m"`
+	}{plain(d), opt(d.HiM)})
 }
 
 func opt(v float64) *float64 {

@@ -17,6 +17,7 @@ import (
 type fidelityFlags struct {
 	runs, sample, workers int
 	seed                  uint64
+	gust                  float64
 	json, quirk           bool
 	classes, paths        string
 }
@@ -60,6 +61,7 @@ Exit status: 0 compared, 2 bad input (the message names the row).`,
 	fl.IntVar(&f.workers, "workers", 0, "simulations in parallel (0 = one per core)")
 	fl.Uint64Var(&f.seed, "seed", 1, "base seed of the runs and of --sample")
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fl.Float64Var(&f.gust, "gust", 0, "wind gust standard deviation, m/s (0 = calm, as Aerialist flies)")
 	fl.BoolVar(&f.quirk, "aerialist-quirk", false, "leave out of the flight the boxes Aerialist cannot spawn (rotation printed in exponent notation), still scoring them")
 	fl.StringVar(&f.classes, "classes", "", "keep only these px4_class values (comma-separated)")
 	fl.StringVar(&f.paths, "paths", "", "`DIR` of PX4's traced paths <mission>-<test>.csv; default paths/ beside the reference when present")
@@ -106,8 +108,12 @@ func runFidelity(cmd *cobra.Command, ref string, f fidelityFlags) error {
 			return &fidelity.ParseError{File: ref, Line: r.Line, Field: "yaml", Err: fmt.Errorf("test file %s: %w", r.YAML, errors.Unwrap(err))}
 		}
 	}
+	wind, err := windFor(f.gust)
+	if err != nil {
+		return err
+	}
 	cfg := fidelity.Config{Runs: f.runs, Seed: f.seed, Workers: f.workers, Sample: f.sample,
-		Options: run.Options{AerialistUnspawned: f.quirk}}
+		Options: run.Options{AerialistUnspawned: f.quirk, Wind: wind}}
 	if f.classes != "" {
 		cfg.Classes = strings.Split(f.classes, ",")
 	}

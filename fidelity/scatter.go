@@ -1,0 +1,137 @@
+package fidelity
+
+import (
+	"math"
+	"slices"
+)
+
+// Scatter is how far apart two flights of one layout land: the
+// distribution of |Δ clearance| over pairs of flights.
+type Scatter struct {
+	What string  `json:"what"`
+	N    int     `json:"pairs"`
+	Mean float64 `json:"mean_m"`
+	Q25  float64 `json:"q25_m"`
+	Q50  float64 `json:"q50_m"`
+	Q75  float64 `json:"q75_m"`
+	Q90  float64 `json:"q90_m"`
+}
+
+// Band compares the clearances of the tests whose PX4 clearance lies in
+// [LoM, HiM): where the simulator is too cautious or too bold.
+type Band struct {
+	LoM      float64 `json:"lo_m"`
+	HiM      float64 `json:"hi_m"` // +Inf for the last band, written as null
+	N        int     `json:"n"`
+	PX4MeanM float64 `json:"px4_mean_m"`
+	SimMeanM float64 `json:"sim_mean_m"`
+	// SimCritical is the share of the band's tests whose simulated mean
+	// clearance is below CriticalM.
+	SimCritical float64 `json:"sim_critical"`
+}
+
+// bandEdges are the edges of the clearance bands, m: the competition's
+// point bands, then the generator's near regime and beyond.
+var bandEdges = []float64{0, 0.25, 1, 1.5, 2, 2.5, 3, 5, math.Inf(1)}
+
+// bands groups ts by PX4's clearance.
+func bands(ts []TestResult) []Band {
+	var out []Band
+	for i := 0; i+1 < len(bandEdges); i++ {
+		b := Band{LoM: bandEdges[i], HiM: bandEdges[i+1]}
+		var crit int
+		for _, t := range ts {
+			if t.PX4M < b.LoM || t.PX4M >= b.HiM {
+				continue
+			}
+			b.N++
+			b.PX4MeanM += t.PX4M
+			b.SimMeanM += t.MeanM
+			if t.MeanM < CriticalM {
+				crit++
+			}
+		}
+		if b.N == 0 {
+			continue
+		}
+		n := float64(b.N)
+		b.PX4MeanM /= n
+		b.SimMeanM /= n
+		b.SimCritical = float64(crit) / n
+		out = append(out, b)
+	}
+	return out
+}
+
+// repeats measures the repeat scatter: PX4's, between the tests a
+// reference marks as flights of one layout (every pair within a layout);
+// the simulator's on the same pairs, one flight each (its first run), as
+// PX4 flew each once; and the simulator's between the first two runs of
+// every test. A population with no pair is left out.
+func repeats(ts []TestResult) []Scatter {
+	byLayout := map[string][]int{}
+	var layouts []string
+	for i, t := range ts {
+		if t.Ref.Layout == "" {
+			continue
+		}
+		if _, ok := byLayout[t.Ref.Layout]; !ok {
+			layouts = append(layouts, t.Ref.Layout)
+		}
+		byLayout[t.Ref.Layout] = append(byLayout[t.Ref.Layout], i)
+	}
+	var px4, sim, runs []float64
+	for _, l := range layouts {
+		idx := byLayout[l]
+		for a := 0; a < len(idx); a++ {
+			for b := a + 1; b < len(idx); b++ {
+				ta, tb := ts[idx[a]], ts[idx[b]]
+				px4 = append(px4, math.Abs(ta.PX4M-tb.PX4M))
+				sim = append(sim, math.Abs(ta.SimM[0]-tb.SimM[0]))
+			}
+		}
+	}
+	for _, t := range ts {
+		if len(t.SimM) >= 2 {
+			runs = append(runs, math.Abs(t.SimM[0]-t.SimM[1]))
+		}
+	}
+	var out []Scatter
+	for _, s := range []struct {
+		what string
+		d    []float64
+	}{
+		{"PX4, flights of one layout", px4},
+		{"simulator, the same pairs", sim},
+		{"simulator, run 1 vs run 2", runs},
+	} {
+		if len(s.d) > 0 {
+			out = append(out, scatterOf(s.what, s.d))
+		}
+	}
+	return out
+}
+
+// scatterOf summarises the differences d (not empty).
+func scatterOf(what string, d []float64) Scatter {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	s := Scatter{What: what, N: len(d)}
+	for _, v := range d {
+		s.Mean += v
+	}
+	s.Mean /= float64(len(d))
+	s.Q25, s.Q50, s.Q75, s.Q90 = quantile(d, 0.25), quantile(d, 0.5), quantile(d, 0.75), quantile(d, 0.9)
+	return s
+}
+
+// quantile is the q-quantile of sorted d by linear interpolation between
+// order statistics (type 7, as numpy's default).
+func quantile(d []float64, q float64) float64 {
+	h := q * float64(len(d)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(d) {
+		return d[len(d)-1]
+	}
+	return d[lo] + (h-float64(lo))*(d[lo+1]-d[lo])
+}
