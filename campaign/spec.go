@@ -22,7 +22,7 @@ import (
 //	  - generated/test_*.yaml   #   relative to the spec's folder
 //	runs: 3                     # runs per test, each with its own seed (default 1)
 //	seed: 1                     # base seed: run k of test i uses run.RunSeed(seed, i·runs+k) (default 1)
-//	gust: 0.3                   # wind gusts, m/s 1σ (default 0.3)
+//	gust: 0.3                   # wind gusts, m/s 1σ (default 0, run.DefaultGustMS)
 //	autopilot: avoid            # avoid or plain (default avoid)
 //	timeout: 500                # simulated seconds per run (default 500)
 //	rules: "2025"               # obstacle rules every test must satisfy: 2024, 2025 or 2026 (default 2025)
@@ -133,7 +133,7 @@ func ParseSpec(name string, data []byte) (s Spec, err error) {
 		key, _, _ := strings.Cut(field, "[")
 		return &SpecError{File: name, Line: lineOfKey(data, key), Field: field, Err: fmt.Errorf("%w: %s", ErrSpec, fmt.Sprintf(format, args...))}
 	}
-	s.GustMS, s.Seed = 0.3, 1
+	s.GustMS, s.Seed = run.DefaultGustMS, 1
 	if raw.Gust != nil {
 		s.GustMS = *raw.Gust
 	}

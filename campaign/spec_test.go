@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shakedown-robotics/shakedown/campaign"
+	"github.com/shakedown-robotics/shakedown/run"
 )
 
 var specCases = []struct {
@@ -17,11 +18,11 @@ var specCases = []struct {
 	field string // of the error
 }{
 	{name: "defaults", data: "tests: [mission2]\n",
-		want: campaign.Spec{Tests: []string{"mission2"}, Runs: 1, Seed: 1, GustMS: 0.3, Autopilot: "avoid", TimeoutS: 500, Rules: "2025", PreArmS: 19, Engine: "embedded"}},
+		want: campaign.Spec{Tests: []string{"mission2"}, Runs: 1, Seed: 1, GustMS: run.DefaultGustMS, Autopilot: "avoid", TimeoutS: 500, Rules: "2025", PreArmS: 19, Engine: "embedded"}},
 	{name: "every key", data: "name: nightly\ntests:\n  - gen/test_*.yaml\n  - mission3\nruns: 3\nseed: 0\ngust: 0\nautopilot: plain\ntimeout: 120\nrules: 2024\npre_arm: 0\nengine: aerialist\n",
 		want: campaign.Spec{Name: "nightly", Tests: []string{"gen/test_*.yaml", "mission3"}, Runs: 3, Seed: 0, GustMS: 0, Autopilot: "plain", TimeoutS: 120, Rules: "2024", PreArmS: 0, Engine: "aerialist"}},
 	{name: "rules as text", data: "tests: [a.yaml]\nrules: \"2026\"\n",
-		want: campaign.Spec{Tests: []string{"a.yaml"}, Runs: 1, Seed: 1, GustMS: 0.3, Autopilot: "avoid", TimeoutS: 500, Rules: "2026", PreArmS: 19, Engine: "embedded"}},
+		want: campaign.Spec{Tests: []string{"a.yaml"}, Runs: 1, Seed: 1, GustMS: run.DefaultGustMS, Autopilot: "avoid", TimeoutS: 500, Rules: "2026", PreArmS: 19, Engine: "embedded"}},
 	{name: "unknown key", data: "tests: [mission2]\nrepeats: 3\n", line: 2, field: "repeats"},
 	{name: "wrong type", data: "tests: [mission2]\nruns: many\n", line: 2, field: "runs"},
 	{name: "tests not a list", data: "tests: mission2\n", line: 1, field: "tests"},

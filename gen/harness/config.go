@@ -47,10 +47,8 @@ const (
 	DefaultDatasetSeed  = 1
 	DefaultRefineRounds = 4
 	DefaultReportRuns   = 3 // the paper confirms criticality over three runs
-	// DefaultGustMS is the gust level of test runs (m/s, 1σ): enough wind to
-	// spread repeated runs of one test the way the competition sees them
-	// vary, far below what the vehicle can hold against.
-	DefaultGustMS = 0.3
+	// DefaultGustMS is the gust level of test runs (run.DefaultGustMS).
+	DefaultGustMS = run.DefaultGustMS
 	// cacheVersion changes whenever what a cached dataset holds changes.
 	// 2: every test of a dataset is feasible (scenario.Feasibility).
 	cacheVersion = 2

@@ -92,7 +92,7 @@ func TestRunDefaultPath(t *testing.T) {
 	if o.ModelS <= 0 || o.SimulateS <= 0 {
 		t.Errorf("wall times %v, %v; want them measured by the clock", o.ModelS, o.SimulateS)
 	}
-	datasets, _ := filepath.Glob(filepath.Join(dir, "datasets", fmt.Sprintf("canonical-n20-seed1-gust0.3-t500-sim*-v%d.csv", cacheVersion)))
+	datasets, _ := filepath.Glob(filepath.Join(dir, "datasets", fmt.Sprintf("canonical-n20-seed1-gust%g-t500-sim*-v%d.csv", DefaultGustMS, cacheVersion)))
 	models, _ := filepath.Glob(filepath.Join(dir, "models", fmt.Sprintf("model-*-seed1-v%d.json", cacheVersion)))
 	if len(datasets) != 1 || len(models) != 1 {
 		t.Fatalf("cache holds datasets %v and models %v; want one of each", datasets, models)
