@@ -70,6 +70,40 @@ type TestResult struct {
 	// PathErrM is the mean lateral distance between the simulated and
 	// PX4's traced XY paths, nil without a traced path.
 	PathErrM *float64 `json:"path_error_m,omitempty"`
+	// Grounded: PX4's distance is the take-off point's distance to the
+	// nearest footprint (within GroundedTolM) while every simulated flight
+	// came at least GroundedGapM closer: PX4 apparently never left the
+	// ground, and the row measures no avoidance.
+	Grounded bool `json:"px4_grounded,omitempty"`
+}
+
+// The grounded-row test (TestResult.Grounded).
+const (
+	GroundedTolM = 0.05
+	GroundedGapM = 1.0
+)
+
+// grounded reports whether PX4's distance px4 is the take-off point's
+// distance to the nearest box of cs while every simulated run came at
+// least GroundedGapM closer.
+func grounded(cs *scenario.CaseStudy, px4 float64, sim []float64) bool {
+	if len(cs.Obstacles) == 0 || len(sim) == 0 {
+		return false
+	}
+	home := cs.Mission.Path()[0]
+	d := math.Inf(1)
+	for _, b := range cs.Obstacles {
+		d = math.Min(d, b.Distance(geom.Vec2{X: home.X, Y: home.Y}))
+	}
+	if math.Abs(px4-d) > GroundedTolM {
+		return false
+	}
+	for _, v := range sim {
+		if v > px4-GroundedGapM {
+			return false
+		}
+	}
+	return true
 }
 
 // px4Collided is PX4's collision as the reference tells it: its class, or
@@ -110,6 +144,10 @@ type Report struct {
 	Groups []Stats      `json:"groups"` // per source and mission, then per mission
 	// Bands compares the clearances by PX4's clearance band, pooled.
 	Bands []Band `json:"bands"`
+	// Grounded lists the tests PX4 apparently never flew
+	// (TestResult.Grounded); "pooled, not grounded" in Groups leaves them
+	// out.
+	Grounded []TestResult `json:"px4_grounded"`
 	// Repeat is the repeat scatter of PX4 and of the simulator.
 	Repeat []Scatter    `json:"repeat_scatter"`
 	Worst  []TestResult `json:"worst"` // the tests that disagree most
@@ -174,11 +212,20 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 		if err != nil {
 			return nil, fmt.Errorf("line %d (%s): %w", keep[i].Line, keep[i].Test, err)
 		}
+		tr.Grounded = grounded(cases[i], tr.PX4M, tr.SimM)
 		out[i] = tr
 	}
 	rep := &Report{Runs: cfg.Runs, Tests: out}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5bea))
 	rep.Pooled = compare("pooled", out, cfg.Perms, rng)
+	var flown []TestResult
+	for _, t := range out {
+		if t.Grounded {
+			rep.Grounded = append(rep.Grounded, t)
+		} else {
+			flown = append(flown, t)
+		}
+	}
 	groups := map[string][]TestResult{}
 	var names []string
 	add := func(k string, t TestResult) {
@@ -196,6 +243,9 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 		if t.Mission != "" {
 			add(t.Mission, t)
 		}
+	}
+	if len(rep.Grounded) > 0 && len(flown) > 0 {
+		rep.Groups = append(rep.Groups, compare("pooled, not grounded", flown, cfg.Perms, rng))
 	}
 	for _, k := range names {
 		if len(groups[k]) == len(out) && len(names) == 1 {

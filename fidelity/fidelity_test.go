@@ -14,6 +14,7 @@ import (
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
+	"github.com/shakedown-robotics/shakedown/world"
 )
 
 func TestSpearmanByHand(t *testing.T) {
@@ -240,5 +241,30 @@ func TestBandsByHand(t *testing.T) {
 	b, err := json.Marshal(got[2])
 	if err != nil || !strings.Contains(string(b), `"hi_m":null`) {
 		t.Errorf("last band as JSON = %s, %v; want hi_m null", b, err)
+	}
+}
+
+func TestGroundedByHand(t *testing.T) {
+	cs := scenario.NewCaseStudy(scenario.Canonical())
+	// The take-off point is the origin; the box's near face is 9 m North.
+	cs.Obstacles = []world.Box{{L: 2, W: 2, H: 20, X: 10, Y: 0}}
+	for _, c := range []struct {
+		name string
+		px4  float64
+		sim  []float64
+		want bool
+	}{
+		{"PX4 at the take-off point's distance, simulator past the box", 9.03, []float64{2.1, 3.4}, true},
+		{"PX4 0.1 m off that distance", 9.1, []float64{2.1, 3.4}, false},
+		{"one simulated flight not 1 m closer", 9, []float64{2.1, 8.5}, false},
+		{"no simulated flight", 9, nil, false},
+	} {
+		if got := grounded(cs, c.px4, c.sim); got != c.want {
+			t.Errorf("%s: grounded = %v; want %v", c.name, got, c.want)
+		}
+	}
+	cs.Obstacles = nil
+	if grounded(cs, 0, []float64{0}) {
+		t.Error("no boxes: grounded; want false")
 	}
 }

@@ -49,6 +49,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-28s %5d %5.2f %5.2f %5.2f %5.2f %5.2f\n", s.What, s.N, s.Mean, s.Q25, s.Q50, s.Q75, s.Q90)
 		}
 	}
+	if len(r.Grounded) > 0 {
+		fmt.Fprintf(&b, "PX4 apparently never left the ground in %d test(s): its distance is the take-off point's to the nearest box, and the simulator flew past closer:\n", len(r.Grounded))
+		for _, t := range r.Grounded {
+			fmt.Fprintf(&b, "  %-44s px4 %5.2f  sim %5.2f\n", t.Mission+"/"+t.Test, t.PX4M, t.MeanM)
+		}
+	}
 	b.WriteString("disagree most (PX4 vs simulator mean clearance, m):\n")
 	for _, t := range r.Worst {
 		runs := make([]string, len(t.SimM))

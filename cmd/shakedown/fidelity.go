@@ -45,6 +45,14 @@ permutation p-value (and on the tests where PX4 came within 3 m), mean
 absolute error and bias of the clearance, agreement on collision and on
 critical (< 1.5 m), the median ratio of airborne times, the mean lateral
 distance to PX4's traced paths (--paths) and the tests that disagree most.
+Then the clearances by band of PX4's clearance, and the repeat scatter:
+how far apart two flights of one layout land, for PX4 on the tests the
+near_dup_group column groups, for the simulator on the same pairs and
+between its first two runs of every test. Rows where PX4 apparently never
+took off (its distance is the take-off point's to the nearest box, and the
+simulator flew past at least 1 m closer) are listed and left out of a
+"pooled, not grounded" line. --gust adds wind gusts (m/s, 1σ) to see how
+they spread the simulator's runs.
 
 Exit status: 0 compared, 2 bad input (the message names the row).`,
 		Example: `  shakedown fidelity fidelity/testdata/tiny/reference.csv --runs 1
