@@ -74,12 +74,13 @@ Strategies:
   mission-active  both.
   local           the pipeline on 30 % of the budget, then mutants of the
                   failures found (a diversity constraint: IoU ≤ 0.5).
-  search          20 % of the budget on the training data's closest tests
-                  mapped onto each leg, then every failure re-flown within
-                  the budget until it fails 3 times out of 3 (5 of 5 above
-                  a 1.2-m mean) or is disproved, mutants of the robust ones
-                  first, never more new tests than the budget left can
-                  confirm; confirmed tests are written first.
+  search          (the default) 20 % of the budget on the training data's
+                  closest tests mapped onto each leg, the pipeline for the
+                  rest, every failure re-flown within the budget until it
+                  fails 3 times out of 3 (5 of 5 above a 1.2-m mean) or is
+                  disproved, mutants of the robust ones first, never more
+                  new tests than the budget left can confirm; confirmed
+                  tests are written first.
   constrained     the constrained-random generator in the zone, no model.
   random          sizes, rotations and positions uniformly in the area.
 --margin M makes phase 2 swap in only tests predicted below 1.5 − M m: more
@@ -116,7 +117,7 @@ rules, with the waypoint margin widened from 1 m to 1.5 m).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.strategy, "strategy", harness.StratSurrogate, strings.Join(harness.Strategies, ", "))
+	fl.StringVar(&f.strategy, "strategy", harness.DefaultStrategy, strings.Join(harness.Strategies, ", "))
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the generator and of the simulations")
 	fl.StringVar(&f.model, "model", "", "surrogate model `file` (JSON); default: trained on the cached canonical dataset")
 	fl.StringVar(&f.data, "data", "", "training data `CSV` for retraining (active); default: the cached canonical dataset")

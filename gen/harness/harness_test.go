@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shakedown-robotics/shakedown/campaign"
+	"github.com/shakedown-robotics/shakedown/gen"
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
@@ -43,16 +45,24 @@ func fixedClock() func() time.Time {
 	return func() time.Time { t = t.Add(time.Second); return t }
 }
 
-// The default path of `shakedown generate`: no model given, so the
+// The default path of `shakedown generate` without a model, for the
+// default strategy (the search) and for the paper's pipeline: the
 // canonical dataset is simulated (a small one here), cached, the surrogate
-// trained on it and cached, the pipeline spends the budget, and the
-// written tests are flown again for the measures. A second run reads both
-// from the cache and writes the same files.
+// trained on it and cached, the budget spent (the search's seeds drawn
+// from the dataset), and the written tests are flown again for the
+// measures. A second run reads both from the cache and writes the same
+// files.
 func TestRunDefaultPath(t *testing.T) {
+	for _, strategy := range []string{"", StratSurrogate} {
+		t.Run(cmp.Or(strategy, "default"), func(t *testing.T) { testRunDefaultPath(t, strategy) })
+	}
+}
+
+func testRunDefaultPath(t *testing.T, strategy string) {
 	dir := t.TempDir()
 	var log bytes.Buffer
 	var progress []string
-	cfg := Config{CaseStudy: mission(t, "mission2"), Budget: 6, Seed: 1, GustMS: DefaultGustMS, Batch: 20, DatasetN: 20,
+	cfg := Config{CaseStudy: mission(t, "mission2"), Budget: 6, Strategy: strategy, Seed: 1, GustMS: DefaultGustMS, Batch: 20, DatasetN: 20,
 		Report: true, Runs: 2, Runner: runner(2), Cache: &Cache{Dir: dir}, Log: &log, Now: fixedClock(),
 		Progress: func(what string, total int) func(int) {
 			progress = append(progress, what)
@@ -66,20 +76,34 @@ func TestRunDefaultPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Strategy != StratSurrogate || o.Simulations != 6 || len(o.Tests) != 6 || o.TrainingSims != 20 {
-		t.Errorf("strategy %s, %d simulations, %d tests, %d training; want surrogate, 6, 6, 20", o.Strategy, o.Simulations, len(o.Tests), o.TrainingSims)
+	flights := 0
+	for _, tc := range o.Tests {
+		flights += len(tc.flights())
 	}
-	if len(o.Legs) != 2 || o.Legs[0].Leg != 2 || o.Legs[1].Leg != 3 || o.Legs[0].Share+o.Legs[1].Share != 6 {
-		t.Fatalf("legs %+v; want mission2's legs 2 and 3 sharing the budget", o.Legs)
+	if o.Simulations != 6 || flights != 6 || o.TrainingSims != 20 {
+		t.Errorf("%d simulations, %d flights over the tests, %d training; want 6, 6, 20", o.Simulations, flights, o.TrainingSims)
 	}
-	for _, l := range o.Legs {
-		if l.Pipeline == nil || l.Pipeline.Candidates == 0 || l.Simulations != l.Share {
-			t.Errorf("leg %d: pipeline stats %+v, %d simulations of %d; want the candidates predicted and the share spent", l.Leg, l.Pipeline, l.Simulations, l.Share)
+	if len(o.Legs) != 2 || o.Legs[0].Leg != 2 || o.Legs[1].Leg != 3 {
+		t.Fatalf("legs %+v; want mission2's legs 2 and 3", o.Legs)
+	}
+	switch strategy {
+	case "":
+		if o.Strategy != StratSearch || o.Search == nil || o.Search.Prior != (gen.SearchConfig{}).SeedCount(6) {
+			t.Errorf("strategy %s, search %+v; want the search, its seeds from the dataset", o.Strategy, o.Search)
 		}
-	}
-	for i, tc := range o.Tests {
-		if tc.Predicted == nil || len(tc.Obstacles) != 2 {
-			t.Errorf("test %d: prediction %v, %d obstacles; want a prediction and 2", i, tc.Predicted, len(tc.Obstacles))
+	case StratSurrogate:
+		if o.Strategy != StratSurrogate || len(o.Tests) != 6 || o.Legs[0].Share+o.Legs[1].Share != 6 {
+			t.Errorf("strategy %s, %d tests, legs %+v; want surrogate, 6 tests, the legs sharing the budget", o.Strategy, len(o.Tests), o.Legs)
+		}
+		for _, l := range o.Legs {
+			if l.Pipeline == nil || l.Pipeline.Candidates == 0 || l.Simulations != l.Share {
+				t.Errorf("leg %d: pipeline stats %+v, %d simulations of %d; want the candidates predicted and the share spent", l.Leg, l.Pipeline, l.Simulations, l.Share)
+			}
+		}
+		for i, tc := range o.Tests {
+			if tc.Predicted == nil || len(tc.Obstacles) != 2 {
+				t.Errorf("test %d: prediction %v, %d obstacles; want a prediction and 2", i, tc.Predicted, len(tc.Obstacles))
+			}
 		}
 	}
 	if !strings.Contains(log.String(), "building the canonical training dataset (20 flights, cached in "+dir) ||
@@ -156,13 +180,15 @@ func fileMap(t *testing.T, o *Outcome) map[string][]byte {
 		if err := json.Unmarshal(m[fmt.Sprintf("leg_%d/generation.json", l.Leg)], &lg); err != nil {
 			t.Fatalf("leg_%d/generation.json: %v", l.Leg, err)
 		}
+		flights := 0
 		for _, tc := range lg.Tests {
 			if tc.Leg != l.Leg {
 				t.Errorf("leg_%d/generation.json holds a test of leg %d", l.Leg, tc.Leg)
 			}
+			flights += len(tc.flights()) // a re-flight is a simulation of its test
 		}
-		if lg.Leg != l.Leg || len(lg.Tests) != l.Simulations {
-			t.Errorf("leg_%d/generation.json: leg %d, %d tests; want %d", l.Leg, lg.Leg, len(lg.Tests), l.Simulations)
+		if lg.Leg != l.Leg || flights != l.Simulations {
+			t.Errorf("leg_%d/generation.json: leg %d, %d flights of its tests; want %d", l.Leg, lg.Leg, flights, l.Simulations)
 		}
 		perLeg += len(lg.Tests)
 	}
@@ -172,8 +198,8 @@ func fileMap(t *testing.T, o *Outcome) map[string][]byte {
 	prev := -1.0
 	for r, i := range o.Written() {
 		tc := o.Tests[i]
-		if o.Strategy == StratLocal {
-			prev = -1 // ordered for output diversity
+		if o.Strategy == StratLocal || o.Strategy == StratSearch {
+			prev = -1 // ordered for output diversity (the search: confirmed first)
 		}
 		if tc.Rank != r || tc.ClearanceM < prev || tc.ClearanceM >= run.CriticalM {
 			t.Errorf("test_%d: rank %d, %.3f m after %.3f m; want critical tests closest first", r, tc.Rank, tc.ClearanceM, prev)
