@@ -268,3 +268,19 @@ func TestGroundedByHand(t *testing.T) {
 		t.Error("no boxes: grounded; want false")
 	}
 }
+
+func TestMedianQuantileByHand(t *testing.T) {
+	x := []float64{3, 1, 10, 2}
+	if m := median(x); m != 2.5 || x[0] != 3 {
+		t.Errorf("median %v of %v; want 2.5 and x unchanged", m, x)
+	}
+	if m := median([]float64{5}); m != 5 {
+		t.Errorf("median of one = %v; want 5", m)
+	}
+	if m := median(nil); !math.IsNaN(m) {
+		t.Errorf("median of none = %v; want NaN", m)
+	}
+	if q := quantile([]float64{0, 10}, 0.9); math.Abs(q-9) > 1e-12 {
+		t.Errorf("q90 of 0, 10 = %v; want 9", q)
+	}
+}

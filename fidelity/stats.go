@@ -89,9 +89,5 @@ func median(x []float64) float64 {
 	}
 	s := slices.Clone(x)
 	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return quantile(s, 0.5)
 }
