@@ -221,19 +221,29 @@ func (l *Local) parents() []int {
 
 // mutant draws one mutant of the first parent that yields one.
 func (l *Local) mutant() (Proposal, bool, error) {
-	for _, pi := range l.parents() {
-		par := &l.flown[pi]
-		boxes, rejected, err := drawMutant(l.Rng, par.p.Obstacles, l.cfg.Tries, l.Valid, l.diverse)
-		l.Stats.Rejected += rejected
+	return l.cfg.firstMutant(l.Rng, l.parents(), func(i int) (Proposal, *int) { return l.flown[i].p, &l.flown[i].children },
+		l.Valid, l.diverse, &l.Stats.Rejected)
+}
+
+// firstMutant draws one mutant of the first of parents that yields one
+// (Local's and Search's mutant): parent(i) is parent i's proposal and its
+// count of children, which a mutant raises by one and a parent nothing
+// near passes fills up (MaxChildren). rejected counts the refused draws.
+func (c MutantConfig) firstMutant(rng *rand.Rand, parents []int, parent func(int) (Proposal, *int), valid func([]world.Box) bool,
+	diverse func([]world.Box) (bool, error), rejected *int) (Proposal, bool, error) {
+	for _, pi := range parents {
+		p, children := parent(pi)
+		boxes, r, err := drawMutant(rng, p.Obstacles, c.Tries, valid, diverse)
+		*rejected += r
 		if err != nil {
 			return Proposal{}, false, err
 		}
 		if boxes == nil {
-			par.children = l.cfg.MaxChildren // nothing near it passes
+			*children = c.MaxChildren // nothing near it passes
 			continue
 		}
-		par.children++
-		return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: par.p.Leg}, true, nil
+		*children++
+		return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: p.Leg}, true, nil
 	}
 	return Proposal{}, false, nil
 }

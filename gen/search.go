@@ -376,19 +376,6 @@ func (s *Search) mutant() (Proposal, bool, error) {
 		}
 	}
 	diverse := func(b []world.Box) (bool, error) { return Diverse(b, others, s.cfg.MaxIoU, s.IoU) }
-	for _, pi := range s.parents() {
-		par := &s.tests[pi]
-		boxes, rejected, err := drawMutant(s.Rng, par.p.Obstacles, s.cfg.Tries, s.Valid, diverse)
-		s.Stats.Rejected += rejected
-		if err != nil {
-			return Proposal{}, false, err
-		}
-		if boxes == nil {
-			par.children = s.cfg.MaxChildren // nothing near it passes
-			continue
-		}
-		par.children++
-		return Proposal{Obstacles: boxes, Pred: math.NaN(), Leg: par.p.Leg}, true, nil
-	}
-	return Proposal{}, false, nil
+	return s.cfg.firstMutant(s.Rng, s.parents(), func(i int) (Proposal, *int) { return s.tests[i].p, &s.tests[i].children },
+		s.Valid, diverse, &s.Stats.Rejected)
 }
