@@ -6,7 +6,11 @@
 //     64 × 48 px at 20 Hz, 1.02974 rad, clip 0.5–18 m), cropped to
 //     0.2–15 m and sub-sampled to one point per 2° cell; the memory keeps an
 //     old point while its cell has no new point, it lies outside the field
-//     of view and is younger than 20 s (processPointcloud);
+//     of view and is younger than 20 s (processPointcloud); a cloud stamped
+//     less than 0.3 s after the last one taken is dropped, and the planner
+//     runs once per cloud taken, about 3.3 times a second
+//     (LocalPlannerNodelet: pointCloudCallback, threadFunction), while the
+//     waypoint generator runs at 10 Hz;
 //   - the 6° polar histogram in elevation and azimuth (30 × 60 cells) of the
 //     mean distance per cell, built around any point (generateNewHistogram);
 //   - the cost of each direction (costFunction): the obstacle sigmoid

@@ -34,7 +34,13 @@ type Config struct {
 
 	SmoothXY, SmoothZ float64 // smoothing_speed_xy_, smoothing_speed_z_ (P of the goto-point filter)
 	SpeedTauS         float64 // low-pass of the speed (adaptSpeed)
-	RateHz            float64 // planning loop (spin_dt_ 0.1 s)
+	RateHz            float64 // waypoint generator loop (spin_dt_ 0.1 s)
+
+	// CloudGapS: a cloud stamped less than this after the last accepted
+	// one is dropped (LocalPlannerNodelet::pointCloudCallback), and the
+	// planner runs once per accepted cloud (threadFunction); 0 accepts
+	// every cloud and plans every cycle.
+	CloudGapS float64
 
 	TimeoutCriticalS float64 // timeout_critical_: no cloud this long → hover
 	TimeoutStartupS  float64 // timeout_startup_
@@ -61,7 +67,7 @@ func DefaultConfig() Config {
 		PitchCost: 25, YawCost: 3, VelocityCost: 6000, ObstacleCostM: 8.5, ObstacleWeight: 5000, SmoothingDeg: 40,
 		Children: 8, ExpandedNodes: 40, NodeDistM: 2, HeuristicWeight: 35,
 		SmoothXY: 10, SmoothZ: 3, SpeedTauS: 0.9, RateHz: 10,
-		TimeoutCriticalS: 0.5, TimeoutStartupS: 5,
+		CloudGapS: 0.3, TimeoutCriticalS: 0.5, TimeoutStartupS: 5,
 		CruiseMS: 3, AccHorMS2: 5, JerkMaxMS3: 20,
 	}
 }
@@ -84,7 +90,8 @@ func (c Config) Validate() error {
 		v float64
 	}{{"min range", c.MinRangeM}, {"pitch cost", c.PitchCost}, {"yaw cost", c.YawCost}, {"velocity cost", c.VelocityCost},
 		{"obstacle cost distance", c.ObstacleCostM}, {"obstacle weight", c.ObstacleWeight}, {"smoothing", c.SmoothingDeg},
-		{"heuristic weight", c.HeuristicWeight}, {"smoothing xy", c.SmoothXY}, {"smoothing z", c.SmoothZ}, {"startup timeout", c.TimeoutStartupS}}
+		{"heuristic weight", c.HeuristicWeight}, {"smoothing xy", c.SmoothXY}, {"smoothing z", c.SmoothZ}, {"startup timeout", c.TimeoutStartupS},
+		{"cloud gap", c.CloudGapS}}
 	for _, f := range nonneg {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) || f.v > 1e9 {
 			return fmt.Errorf("avoid: %s = %v must be a finite number in [0, 1e9]", f.n, f.v)
@@ -93,6 +100,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.HFOVDeg >= 180 || c.VFOVDeg >= 180:
 		return fmt.Errorf("avoid: field of view %v° × %v° must be under 180°", c.HFOVDeg, c.VFOVDeg)
+	case c.CloudGapS >= c.TimeoutCriticalS:
+		return fmt.Errorf("avoid: cloud gap %v s must be under the %v-s cloud timeout", c.CloudGapS, c.TimeoutCriticalS)
 	case c.MinRangeM >= c.MaxRangeM:
 		return fmt.Errorf("avoid: range [%v, %v] m is empty", c.MinRangeM, c.MaxRangeM)
 	case c.MinPointsPerCell < 1 || c.MinPointsPerCell > 1000:
@@ -244,6 +253,9 @@ var ErrNotFinite = errors.New("avoid: cloud pose is not finite")
 func (p *Planner) Observe(t float64, pos geom.Vec3, att geom.Quat, pts []geom.Vec3) error {
 	if !pos.IsFinite() || math.IsNaN(t) {
 		return ErrNotFinite
+	}
+	if t-p.cloudT < p.cfg.CloudGapS-1e-9 {
+		return nil
 	}
 	p.cloud = append(p.cloud[:0], pts...)
 	p.cloudT, p.cloudPos, p.haveCloud = t, pos, true
@@ -462,8 +474,9 @@ func (p *Planner) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
 	return p.out
 }
 
-// cycle is one planning cycle: merge the cloud, build the tree when the
-// histogram shows obstacles, then run the waypoint generator.
+// cycle is one cycle of the waypoint generator; when a cloud was taken since
+// the last cycle (or CloudGapS is 0) it first plans: merges the cloud into
+// the memory and builds the tree when the histogram shows obstacles.
 func (p *Planner) cycle(r autopilot.AvoidRequest, dt float64) {
 	if !p.started {
 		p.started, p.startT = true, r.T
@@ -479,6 +492,7 @@ func (p *Planner) cycle(r autopilot.AvoidRequest, dt float64) {
 	} else if r.T-p.cloudT > p.cfg.TimeoutCriticalS {
 		stay = true
 	}
+	plan := p.haveCloud || p.cfg.CloudGapS == 0
 	if p.haveCloud {
 		p.process(r.T, pos)
 	}
@@ -497,7 +511,7 @@ func (p *Planner) cycle(r autopilot.AvoidRequest, dt float64) {
 			closest = geom.Vec3{X: c.X, Y: c.Y, Z: goal.Z}
 		}
 	}
-	if r.Phase == autopilot.AvoidPosition && !stay {
+	if plan && r.Phase == autopilot.AvoidPosition && !stay {
 		p.hist.build(p.mem, pos)
 		if !p.hist.empty {
 			p.buildTree(pos, vel, goal, closest, true)

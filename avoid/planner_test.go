@@ -3,6 +3,7 @@ package avoid
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/autopilot"
@@ -250,12 +251,14 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mut := range map[string]func(*Config){
-		"nan range":   func(c *Config) { c.MaxRangeM = math.NaN() },
-		"inf cruise":  func(c *Config) { c.CruiseMS = math.Inf(1) },
-		"wide fov":    func(c *Config) { c.HFOVDeg = 200 },
-		"no children": func(c *Config) { c.Children = 0 },
-		"empty range": func(c *Config) { c.MinRangeM = 20 },
-		"huge weight": func(c *Config) { c.ObstacleWeight = 1e300 },
+		"nan range":     func(c *Config) { c.MaxRangeM = math.NaN() },
+		"inf cruise":    func(c *Config) { c.CruiseMS = math.Inf(1) },
+		"wide fov":      func(c *Config) { c.HFOVDeg = 200 },
+		"no children":   func(c *Config) { c.Children = 0 },
+		"empty range":   func(c *Config) { c.MinRangeM = 20 },
+		"huge weight":   func(c *Config) { c.ObstacleWeight = 1e300 },
+		"negative gap":  func(c *Config) { c.CloudGapS = -0.1 },
+		"gap ≥ timeout": func(c *Config) { c.CloudGapS = 0.5 },
 	} {
 		c := DefaultConfig()
 		mut(&c)
@@ -266,13 +269,16 @@ func TestConfigValidate(t *testing.T) {
 }
 
 // BenchmarkPlanCycle is one planning cycle (memory, histogram, 40-node tree
-// search, waypoint generator) with a box 8 m ahead.
+// search, waypoint generator) with a box 8 m ahead; with the default
+// CloudGapS only one cycle in three plans.
 func BenchmarkPlanCycle(b *testing.B) {
 	scene := &world.Scene{Boxes: []world.Box{{L: 4, W: 8, H: 25, X: 10, Y: 1.5}}}
 	pos := geom.Vec3{Z: -10}
 	q, _ := quad.New(quad.Config{Cloud: quad.IrisDepthCamera(), StartPos: pos, NoNoise: true}, scene, rand.New(rand.NewPCG(1, 2)))
 	c := q.Cloud()
-	p, _ := New(DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.CloudGapS = 0 // every cycle takes the cloud and plans
+	p, _ := New(cfg)
 	req := autopilot.AvoidRequest{Est: control.State{Pos: pos, Vel: geom.Vec3{X: 1}, Att: geom.QuatIdentity}, Goal: geom.Vec3{X: 40, Z: -10}, PrevGoal: pos, Airborne: true}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -359,5 +365,61 @@ func TestTreeGrowsAlongAWall(t *testing.T) {
 	}
 	if end := path[len(path)-1]; math.Abs(end.Y) < 2 {
 		t.Errorf("path ends at %v; want it to run along the wall (|y| ≥ 2)", end)
+	}
+}
+
+// PX4-Avoidance takes a camera cloud only when it is stamped 0.3 s or more
+// after the last one it took (LocalPlannerNodelet::pointCloudCallback) and
+// plans once per cloud taken (threadFunction), while the waypoint
+// generator runs every 0.1 s. With CloudGapS 0 every cloud is taken and
+// every cycle plans.
+func TestCloudCadence(t *testing.T) {
+	scene := &world.Scene{Boxes: []world.Box{{L: 1, W: 30, H: 25, X: 6, Y: 0}}}
+	pos := geom.Vec3{Z: -10}
+	c := cloudFrom(t, scene, pos, 0)
+	req := autopilot.AvoidRequest{Est: control.State{Pos: pos, Att: geom.QuatIdentity}, Goal: geom.Vec3{X: 30, Z: -10},
+		PrevGoal: geom.Vec3{Z: -10}, Phase: autopilot.AvoidPosition, Airborne: true}
+	for _, tc := range []struct {
+		gap  float64
+		took []float64 // stamps of the clouds taken
+	}{
+		{0.3, []float64{0, 0.3, 0.6, 0.9}},
+		{0, []float64{0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95}},
+	} {
+		cfg := DefaultConfig()
+		cfg.CloudGapS = tc.gap
+		p, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var took, plans []float64
+		for i := range 20 {
+			ts := float64(i) * 0.05
+			before := p.cloudT
+			if err := p.Observe(ts, c.Pos, c.Att, c.Points); err != nil {
+				t.Fatal(err)
+			}
+			if p.cloudT != before {
+				took = append(took, math.Round(ts*100)/100)
+			}
+			if i%2 == 0 { // the waypoint generator's 10 Hz
+				req.T = ts
+				planned := p.pathT
+				p.Avoid(req)
+				if p.pathT != planned {
+					plans = append(plans, math.Round(ts*100)/100)
+				}
+			}
+		}
+		if !slices.Equal(took, tc.took) {
+			t.Errorf("gap %v s: clouds taken at %v; want %v", tc.gap, took, tc.took)
+		}
+		want := tc.took
+		if tc.gap == 0 {
+			want = []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+		}
+		if !slices.Equal(plans, want) {
+			t.Errorf("gap %v s: planned at %v; want %v", tc.gap, plans, want)
+		}
 	}
 }
