@@ -244,6 +244,10 @@ func (p *Planner) Path() []geom.Vec3 {
 	return out
 }
 
+// TakesCloud reports whether a cloud stamped t would be taken: stamped at
+// least CloudGapS after the last one taken (Observe drops the others).
+func (p *Planner) TakesCloud(t float64) bool { return !(t-p.cloudT < p.cfg.CloudGapS-1e-9) }
+
 // ErrNotFinite is returned for a cloud taken from a pose that is not finite.
 var ErrNotFinite = errors.New("avoid: cloud pose is not finite")
 
@@ -254,7 +258,7 @@ func (p *Planner) Observe(t float64, pos geom.Vec3, att geom.Quat, pts []geom.Ve
 	if !pos.IsFinite() || math.IsNaN(t) {
 		return ErrNotFinite
 	}
-	if t-p.cloudT < p.cfg.CloudGapS-1e-9 {
+	if !p.TakesCloud(t) {
 		return nil
 	}
 	p.cloud = append(p.cloud[:0], pts...)

@@ -168,11 +168,13 @@ func (s *Sim) record() {
 // physics, and the trace at its rate.
 func (s *Sim) Step() {
 	if s.planner != nil {
-		if c := s.q.Cloud(); c.T != s.lastScan {
-			// The companion gets each new cloud in the local frame of the
-			// estimate: the camera's points, shifted by the estimate's
-			// error (the cloud is transformed with the estimated pose, as
-			// the ROS TF tree does).
+		if t := s.q.CloudT(); t != s.lastScan && s.planner.TakesCloud(t) {
+			// The companion gets each new cloud it takes in the local
+			// frame of the estimate: the camera's points, shifted by the
+			// estimate's error (the cloud is transformed with the
+			// estimated pose, as the ROS TF tree does). A frame it would
+			// drop is never cast.
+			c := s.q.Cloud()
 			s.lastScan = c.T
 			off := s.est.Pos.Sub(c.Pos)
 			s.cloudBuf = s.cloudBuf[:0]

@@ -75,6 +75,10 @@ type cloudCam struct {
 	cell       float64 // rad
 	tanH, tanV float64
 	scan       CloudScan
+	// due is the pose of a frame that is due but not cast yet (pending):
+	// Quad.Cloud casts it.
+	due     CloudScan
+	pending bool
 	// Per azimuth column: the entry and exit of the horizontal ray through
 	// each box footprint, reused across the column's rows.
 	hits []colHit

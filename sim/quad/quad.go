@@ -239,12 +239,30 @@ func (q *Quad) Range() RangeScan { return q.scan }
 
 // Cloud returns the latest depth point cloud (T = −Inf before the first
 // scan or without a depth camera). Its Points are overwritten by the next
-// scan.
+// scan. The rays are cast when the cloud is first asked for, from the pose
+// the camera had when the frame was due, so a frame nobody reads costs
+// nothing and one that is read is the same as if cast at once.
 func (q *Quad) Cloud() CloudScan {
 	if q.cloud == nil {
 		return CloudScan{T: math.Inf(-1)}
 	}
+	if c := q.cloud; c.pending {
+		c.pending = false
+		c.capture(c.due.T, c.due.Pos, c.due.Att, q.scene)
+	}
 	return q.cloud.scan
+}
+
+// CloudT returns the time of the latest depth frame (−Inf before the first
+// or without a depth camera) without casting its rays: Cloud does that.
+func (q *Quad) CloudT() float64 {
+	switch {
+	case q.cloud == nil:
+		return math.Inf(-1)
+	case q.cloud.pending:
+		return q.cloud.due.T
+	}
+	return q.cloud.scan.T
 }
 
 // Step advances the simulation by one fixed step. It allocates nothing.
@@ -456,7 +474,8 @@ func (q *Quad) sample() {
 		q.castRays(noise)
 	}
 	if q.cloud != nil && q.cloudT.Due(q.t) && !q.Faults.RangeDropout {
-		q.cloud.capture(q.t, s.Pos, s.Att, q.scene)
+		q.cloud.due = CloudScan{T: q.t, Pos: s.Pos, Att: s.Att}
+		q.cloud.pending = true
 	}
 }
 

@@ -297,3 +297,52 @@ func BenchmarkStep(b *testing.B) {
 		q.Step()
 	}
 }
+
+// A depth frame is cast when it is first read, from the pose the camera
+// had when the frame was due: read 20 ms late, after the vehicle has
+// fallen on, it holds the same points as the frame read at once; CloudT
+// names the frame without casting it.
+func TestCloudCastWhenRead(t *testing.T) {
+	scene := &world.Scene{Boxes: []world.Box{{L: 4, W: 8, H: 250, X: 8, Y: 1}}}
+	cfg := quad.Config{Cloud: quad.IrisDepthCamera(), NoNoise: true, StartPos: geom.Vec3{Z: -100}}
+	now, late := newQuad(t, cfg, scene), newQuad(t, cfg, scene)
+	if plain := newQuad(t, quad.Config{NoNoise: true}, scene); !math.IsInf(plain.CloudT(), -1) || !math.IsInf(plain.Cloud().T, -1) {
+		t.Fatalf("without a camera: CloudT %v, Cloud().T %v; want −Inf", plain.CloudT(), plain.Cloud().T)
+	}
+	compared := 0
+	for range int(math.Round(1 / now.StepS())) { // 1 s of falling: 20 frames
+		now.Step()
+		late.Step()
+		if now.CloudT() != now.Time() || now.Time() < 0.5 {
+			continue
+		}
+		c := now.Cloud()
+		if len(c.Points) == 0 {
+			t.Fatalf("frame at %v s sees nothing of the box", c.T)
+		}
+		want := append([]geom.Vec3(nil), c.Points...)
+		for range int(math.Round(0.02 / late.StepS())) { // within the 50-ms frame period
+			late.Step()
+		}
+		if late.CloudT() != c.T {
+			t.Fatalf("CloudT %v; want the frame due at %v", late.CloudT(), c.T)
+		}
+		if moved := late.Truth().Pos.Sub(c.Pos).Norm(); moved < 0.05 {
+			t.Fatalf("the vehicle moved %.3f m in 20 ms; the test needs it to move", moved)
+		}
+		got := late.Cloud()
+		if got.T != c.T || got.Pos != c.Pos || len(got.Points) != len(want) {
+			t.Fatalf("read late: T %v pos %v, %d points; want T %v pos %v, %d points", got.T, got.Pos, len(got.Points), c.T, c.Pos, len(want))
+		}
+		for i := range want {
+			if got.Points[i] != want[i] {
+				t.Fatalf("point %d read late %v; want %v", i, got.Points[i], want[i])
+			}
+		}
+		compared++
+		break
+	}
+	if compared == 0 {
+		t.Fatal("no frame compared")
+	}
+}
