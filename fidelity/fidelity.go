@@ -75,6 +75,13 @@ type TestResult struct {
 	// came at least GroundedGapM closer: PX4 apparently never left the
 	// ground, and the row measures no avoidance.
 	Grounded bool `json:"px4_grounded,omitempty"`
+	// Across: a footprint crosses the mission's straight path, which must
+	// then detour by DetourM (the smaller sideways shift that clears the
+	// worst crossing footprint); Beside: the test has boxes and none
+	// crosses it.
+	Across  bool    `json:"across_path"`
+	Beside  bool    `json:"beside_path"`
+	DetourM float64 `json:"detour_m"`
 }
 
 // The grounded-row test (TestResult.Grounded).
@@ -144,6 +151,9 @@ type Report struct {
 	Groups []Stats      `json:"groups"` // per source and mission, then per mission
 	// Bands compares the clearances by PX4's clearance band, pooled.
 	Bands []Band `json:"bands"`
+	// Geometry compares them by where the boxes stand: beside the
+	// mission's straight path, or across it by the detour they force.
+	Geometry []Geometry `json:"geometry"`
 	// Grounded lists the tests PX4 apparently never flew
 	// (TestResult.Grounded); "pooled, not grounded" in Groups leaves them
 	// out.
@@ -213,6 +223,8 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 			return nil, fmt.Errorf("line %d (%s): %w", keep[i].Line, keep[i].Test, err)
 		}
 		tr.Grounded = grounded(cases[i], tr.PX4M, tr.SimM)
+		tr.Across, tr.DetourM = detour(cases[i])
+		tr.Beside = !tr.Across && len(cases[i].Obstacles) > 0
 		out[i] = tr
 	}
 	rep := &Report{Runs: cfg.Runs, Tests: out}
@@ -254,6 +266,7 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 		rep.Groups = append(rep.Groups, compare(k, groups[k], cfg.Perms, rng))
 	}
 	rep.Bands = bands(out)
+	rep.Geometry = geometry(out)
 	rep.Repeat = repeats(out)
 	worst := slices.Clone(out)
 	slices.SortStableFunc(worst, func(a, b TestResult) int {

@@ -284,3 +284,57 @@ func TestMedianQuantileByHand(t *testing.T) {
 		t.Errorf("q90 of 0, 10 = %v; want 9", q)
 	}
 }
+
+// The canonical mission's long leg runs from (−5, 0) to (−5, 50): a 6 × 2
+// box centred 1 m north of it (x −7…−1, across x = −5) must be passed 2 m
+// to one side or 4 m to the other, so the detour is 2 m; a box 4 m off the
+// leg stands beside it; no box, neither.
+func TestDetourByHand(t *testing.T) {
+	cs := scenario.NewCaseStudy(scenario.Canonical())
+	for _, c := range []struct {
+		name   string
+		boxes  []world.Box
+		across bool
+		detour float64
+	}{
+		{"across the long leg", []world.Box{{L: 6, W: 2, H: 20, X: -4, Y: 25}}, true, 2},
+		{"across, turned 90° (x −5.5…−3.5)", []world.Box{{L: 6, W: 2, H: 20, X: -4.5, Y: 25, R: 90}}, true, 0.5},
+		{"the worst of two", []world.Box{{L: 6, W: 2, H: 20, X: -4, Y: 25}, {L: 10, W: 2, H: 20, X: -5, Y: 40}}, true, 5},
+		{"beside", []world.Box{{L: 2, W: 2, H: 20, X: -10, Y: 25}}, false, 0},
+		{"no box", nil, false, 0},
+	} {
+		cs.Obstacles = c.boxes
+		across, d := detour(cs)
+		if across != c.across || math.Abs(d-c.detour) > 1e-9 {
+			t.Errorf("%s: across %v, detour %v; want %v, %v", c.name, across, d, c.across, c.detour)
+		}
+	}
+}
+
+func TestGeometryByHand(t *testing.T) {
+	ts := []TestResult{
+		{Beside: true, PX4M: 3, MeanM: 4},
+		{Beside: true, PX4M: 1, MeanM: 2},
+		{Across: true, DetourM: 1, PX4M: 1.2, MeanM: 2.2},
+		{Across: true, DetourM: 8, PX4M: 0.5, MeanM: 1},
+		{PX4M: 9, MeanM: 9}, // no boxes: in no group
+	}
+	got := geometry(ts)
+	want := []Geometry{
+		{N: 2, PX4MeanM: 2, SimMeanM: 3, PX4Critical: 0.5, SimCritical: 0},
+		{Across: true, LoM: 0, HiM: 2, N: 1, PX4MeanM: 1.2, SimMeanM: 2.2, PX4Critical: 1, SimCritical: 0},
+		{Across: true, LoM: 7, HiM: math.Inf(1), N: 1, PX4MeanM: 0.5, SimMeanM: 1, PX4Critical: 1, SimCritical: 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v; want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("group %d = %+v; want %+v", i, got[i], want[i])
+		}
+	}
+	b, err := json.Marshal(got[2])
+	if err != nil || !strings.Contains(string(b), `"detour_hi_m":null`) {
+		t.Errorf("last group as JSON = %s, %v; want detour_hi_m null", b, err)
+	}
+}

@@ -42,6 +42,21 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-11s %5d %8.2f %8.2f %+6.2f %9.1f\n", band, d.N, d.PX4MeanM, d.SimMeanM, d.SimMeanM-d.PX4MeanM, 100*d.SimCritical)
 		}
 	}
+	if len(r.Geometry) > 0 {
+		b.WriteString("by where the boxes stand on the mission's straight path, pooled:\n")
+		fmt.Fprintf(&b, "  %-22s %5s %8s %8s %6s %9s %9s\n", "boxes", "n", "px4 mean", "sim mean", "bias", "px4 crit%", "sim crit%")
+		for _, g := range r.Geometry {
+			where := "beside the path"
+			switch {
+			case g.Across && math.IsInf(g.HiM, 1):
+				where = fmt.Sprintf("across, detour %g+ m", g.LoM)
+			case g.Across:
+				where = fmt.Sprintf("across, detour %g-%g m", g.LoM, g.HiM)
+			}
+			fmt.Fprintf(&b, "  %-22s %5d %8.2f %8.2f %+6.2f %9.1f %9.1f\n", where, g.N, g.PX4MeanM, g.SimMeanM,
+				g.SimMeanM-g.PX4MeanM, 100*g.PX4Critical, 100*g.SimCritical)
+		}
+	}
 	if len(r.Repeat) > 0 {
 		b.WriteString("repeat scatter, |difference of clearance| between two flights of one layout (m):\n")
 		fmt.Fprintf(&b, "  %-28s %5s %5s %5s %5s %5s %5s\n", "flights", "pairs", "mean", "q25", "q50", "q75", "q90")
@@ -84,6 +99,15 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		PathErrM *float64 `json:"path_error_mean_m"`
 	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM)})
 	return b, err
+}
+
+// MarshalJSON writes the open upper edge of the last band as null.
+func (g Geometry) MarshalJSON() ([]byte, error) {
+	type plain Geometry
+	return json.Marshal(struct {
+		plain
+		HiM *float64 `json:"detour_hi_m"`
+	}{plain(g), opt(g.HiM)})
 }
 
 // MarshalJSON writes the open upper edge of the last band as null.
