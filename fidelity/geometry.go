@@ -72,28 +72,13 @@ func geometry(ts []TestResult) []Geometry {
 	}
 	var out []Geometry
 	for _, g := range groups {
-		var pc, sc int
-		for _, t := range ts {
-			if !t.Across && !t.Beside || t.Across != g.Across || t.Across && (t.DetourM < g.LoM || t.DetourM >= g.HiM) {
-				continue
-			}
-			g.N++
-			g.PX4MeanM += t.PX4M
-			g.SimMeanM += t.MeanM
-			if t.PX4M < CriticalM {
-				pc++
-			}
-			if t.MeanM < CriticalM {
-				sc++
-			}
-		}
-		if g.N == 0 {
+		t := tallyOf(ts, func(t TestResult) bool {
+			return (t.Across || t.Beside) && t.Across == g.Across && (!t.Across || t.DetourM >= g.LoM && t.DetourM < g.HiM)
+		})
+		if t.n == 0 {
 			continue
 		}
-		n := float64(g.N)
-		g.PX4MeanM /= n
-		g.SimMeanM /= n
-		g.PX4Critical, g.SimCritical = float64(pc)/n, float64(sc)/n
+		g.N, g.PX4MeanM, g.SimMeanM, g.PX4Critical, g.SimCritical = t.n, t.px4M, t.simM, t.px4Crit, t.simCrit
 		out = append(out, g)
 	}
 	return out

@@ -39,28 +39,47 @@ func bands(ts []TestResult) []Band {
 	var out []Band
 	for i := 0; i+1 < len(bandEdges); i++ {
 		b := Band{LoM: bandEdges[i], HiM: bandEdges[i+1]}
-		var crit int
-		for _, t := range ts {
-			if t.PX4M < b.LoM || t.PX4M >= b.HiM {
-				continue
-			}
-			b.N++
-			b.PX4MeanM += t.PX4M
-			b.SimMeanM += t.MeanM
-			if t.MeanM < CriticalM {
-				crit++
-			}
-		}
-		if b.N == 0 {
+		g := tallyOf(ts, func(t TestResult) bool { return t.PX4M >= b.LoM && t.PX4M < b.HiM })
+		if g.n == 0 {
 			continue
 		}
-		n := float64(b.N)
-		b.PX4MeanM /= n
-		b.SimMeanM /= n
-		b.SimCritical = float64(crit) / n
+		b.N, b.PX4MeanM, b.SimMeanM, b.SimCritical = g.n, g.px4M, g.simM, g.simCrit
 		out = append(out, b)
 	}
 	return out
+}
+
+// tally is a group of tests: how many, PX4's and the simulator's mean
+// clearance, and the shares critical (< CriticalM) on PX4 and, by the mean
+// clearance, in the simulator.
+type tally struct {
+	n                            int
+	px4M, simM, px4Crit, simCrit float64
+}
+
+// tallyOf tallies the tests of ts that in selects.
+func tallyOf(ts []TestResult, in func(TestResult) bool) tally {
+	var g tally
+	var pc, sc int
+	for _, t := range ts {
+		if !in(t) {
+			continue
+		}
+		g.n++
+		g.px4M += t.PX4M
+		g.simM += t.MeanM
+		if t.PX4M < CriticalM {
+			pc++
+		}
+		if t.MeanM < CriticalM {
+			sc++
+		}
+	}
+	if g.n > 0 {
+		n := float64(g.n)
+		g.px4M, g.simM, g.px4Crit, g.simCrit = g.px4M/n, g.simM/n, float64(pc)/n, float64(sc)/n
+	}
+	return g
 }
 
 // repeats measures the repeat scatter: PX4's, between the tests a
