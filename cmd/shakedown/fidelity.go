@@ -45,7 +45,9 @@ permutation p-value (and on the tests where PX4 came within 3 m), mean
 absolute error and bias of the clearance, agreement on collision and on
 critical (< 1.5 m), the median ratio of airborne times, the mean lateral
 distance to PX4's traced paths (--paths) and the tests that disagree most.
-Then the clearances by band of PX4's clearance, and the repeat scatter:
+Then the clearances by band of PX4's clearance, by where the boxes stand
+(beside the mission's straight path, or across it by the detour they
+force), and the repeat scatter:
 how far apart two flights of one layout land, for PX4 on the tests the
 near_dup_group column groups, for the simulator on the same pairs and
 between its first two runs of every test. Rows where PX4 apparently never
