@@ -59,8 +59,16 @@ const (
 	DefaultGustMS = run.DefaultGustMS
 	// cacheVersion changes whenever what a cached dataset holds changes.
 	// 2: every test of a dataset is feasible (scenario.Feasibility).
-	cacheVersion = 2
+	// 3: the flights' logs start PreArmS before arming.
+	cacheVersion = 3
 )
+
+// PreArmS is how long every flight of a generation or a dataset sits
+// disarmed on the ground inside its log, as `shakedown run`, `fidelity`
+// and Aerialist's flights do (run.DefaultPreArmS): the flight times that
+// the test scores divide by, and the time limit, count from the start of
+// the log, and the planner sees the boxes from the ground before take-off.
+const PreArmS = run.DefaultPreArmS
 
 // Config is one generation. The zero values of the optional fields mean
 // what their comments say; Validate checks the rest.

@@ -138,7 +138,7 @@ func BuildDataset(ctx context.Context, c DatasetConfig) (*Dataset, error) {
 		tests[i] = t
 		tc := *cs
 		tc.Obstacles = t.Obstacles
-		jobs[i] = run.Job{Case: &tc, Opt: run.Options{Seed: run.RunSeed(c.Seed, i), TimeoutS: c.TimeoutS, Wind: wind, Autopilot: c.Autopilot}}
+		jobs[i] = run.Job{Case: &tc, Opt: run.Options{Seed: run.RunSeed(c.Seed, i), TimeoutS: c.TimeoutS, Wind: wind, Autopilot: c.Autopilot, PreArmS: PreArmS}}
 	}
 	var onDone func(int)
 	if c.Progress != nil {
@@ -315,7 +315,7 @@ func (e *env) fingerprint() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r, _, err := run.FlySim(e.ctx, cs, run.Options{Seed: 1, TimeoutS: e.cfg.TimeoutS, Wind: wind, Autopilot: run.AutopilotAvoid})
+	r, _, err := run.FlySim(e.ctx, cs, run.Options{Seed: 1, TimeoutS: e.cfg.TimeoutS, Wind: wind, Autopilot: run.AutopilotAvoid, PreArmS: PreArmS})
 	if err != nil {
 		return "", fmt.Errorf("simulator fingerprint: %w", err)
 	}

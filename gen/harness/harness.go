@@ -628,7 +628,7 @@ func (e *env) fly(cs *scenario.CaseStudy, boxes [][]world.Box, seed uint64, firs
 	for i, b := range boxes {
 		c := *cs
 		c.Obstacles = b
-		jobs[i] = run.Job{Case: &c, Opt: run.Options{Seed: run.RunSeed(seed, first+i), TimeoutS: e.cfg.TimeoutS, Wind: wind, Autopilot: run.AutopilotAvoid}}
+		jobs[i] = run.Job{Case: &c, Opt: run.Options{Seed: run.RunSeed(seed, first+i), TimeoutS: e.cfg.TimeoutS, Wind: wind, Autopilot: run.AutopilotAvoid, PreArmS: PreArmS}}
 	}
 	var onDone func(int)
 	if e.cfg.Progress != nil {

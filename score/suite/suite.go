@@ -253,7 +253,9 @@ func samePath(a, b []geom.Vec3) bool {
 	return true
 }
 
-// Simulation is how Simulate flies the tests.
+// Simulation is how Simulate flies the tests. Every flight's log starts
+// run.DefaultPreArmS before arming, as Aerialist's do: the flight times the
+// test scores divide by count from there.
 type Simulation struct {
 	Runs     int // flights per evaluated test, seeds Seed, Seed+1, …
 	Seed     uint64
@@ -293,7 +295,7 @@ func Simulate(ctx context.Context, data [][]*Suite, missions []*scenario.CaseStu
 				cs := *missions[m]
 				cs.Obstacles = st.Test.Obstacles
 				for k := range sim.Runs {
-					j, err := campaign.NewJob(&cs, run.Options{Seed: sim.Seed + uint64(k), TimeoutS: sim.TimeoutS}, k, sim.KeepRuns)
+					j, err := campaign.NewJob(&cs, run.Options{Seed: sim.Seed + uint64(k), TimeoutS: sim.TimeoutS, PreArmS: run.DefaultPreArmS}, k, sim.KeepRuns)
 					if err == nil && sim.Engine != "" && sim.Engine != campaign.EngineEmbedded {
 						j, err = j.WithEngine(sim.Engine)
 					}
