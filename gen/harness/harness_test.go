@@ -45,6 +45,21 @@ func fixedClock() func() time.Time {
 	return func() time.Time { t = t.Add(time.Second); return t }
 }
 
+// A generation's flights are Aerialist's: the log, and so the flight time
+// the test scores divide by, starts PreArmS before arming.
+func TestFlightsStartBeforeArming(t *testing.T) {
+	cs := mission(t, "mission2")
+	e := &env{ctx: context.Background(), cfg: Config{CaseStudy: cs, Runner: runner(1)}}
+	res, err := e.fly(cs, [][]world.Box{nil}, 1, 0, false, "simulating")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if !r.Completed || r.FlightTimeS-r.AirborneS < PreArmS {
+		t.Errorf("completed %v, flight time %v s, airborne %v s; want %v s on the ground before take-off in the log", r.Completed, r.FlightTimeS, r.AirborneS, PreArmS)
+	}
+}
+
 // The default path of `shakedown generate` without a model, for the
 // default strategy (the search) and for the paper's pipeline: the
 // canonical dataset is simulated (a small one here), cached, the surrogate
