@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shakedown-robotics/shakedown/run"
+	"github.com/shakedown-robotics/shakedown/trace"
 )
 
 // updateGolden is the package's -update flag, defined here unless another
@@ -206,8 +209,23 @@ func TestScoreSimulated(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "gen-a", "mission2", "test_0", "run_2", "trajectory.csv")); err != nil {
+	f, err := os.Open(filepath.Join(out, "gen-a", "mission2", "test_0", "run_2", "trajectory.csv"))
+	if err != nil {
 		t.Fatalf("--out did not write the runs: %v", err)
+	}
+	tr, err := trace.ReadCSV(f)
+	f.Close()
+	if err != nil || len(tr) == 0 {
+		t.Fatalf("trajectory.csv: %v", err)
+	}
+	// As Aerialist logs a flight: from run.DefaultPreArmS before arming.
+	if tr[0].T > 1 {
+		t.Errorf("the log starts at %v s", tr[0].T)
+	}
+	for _, p := range tr {
+		if p.T < run.DefaultPreArmS && math.Abs(p.Pos.Z) > 0.2 {
+			t.Fatalf("airborne (z %v) at %v s; want the first %v s on the ground", p.Pos.Z, p.T, run.DefaultPreArmS)
+		}
 	}
 	// The HTML page of the runs names the rules, the DTW scale and avg_time.
 	html := filepath.Join(t.TempDir(), "page.html")
