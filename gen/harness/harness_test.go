@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -404,6 +405,19 @@ func TestBuildDataset(t *testing.T) {
 	}
 	if a.Critical != critical || a.N != 5 {
 		t.Errorf("counted %d critical of %d; want %d of 5", a.Critical, a.N, critical)
+	}
+	// The flight times are Aerialist's, from PreArmS before arming: no
+	// flight of these five is shorter than the mission without boxes plus
+	// the time on the ground.
+	bare, _, err := run.FlySim(context.Background(), mission(t, "mission3"), run.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines[2:] {
+		ft, err := strconv.ParseFloat(strings.Split(l, ",")[12], 64)
+		if err != nil || ft < bare.FlightTimeS+PreArmS-2 {
+			t.Errorf("flight time %q; want at least %.1f s (%.1f s without boxes, %v s before arming)", strings.Split(l, ",")[12], bare.FlightTimeS+PreArmS-2, bare.FlightTimeS, PreArmS)
+		}
 	}
 	if s := a.Summary("mission3", "d.csv"); !strings.HasPrefix(s, "mission3: 5 tests, ") || !strings.HasSuffix(s, "wrote d.csv") {
 		t.Errorf("summary %q", s)
