@@ -137,13 +137,13 @@ func TestSearchBudgetValidDeterministic(t *testing.T) {
 // failures (but for the last two flights, which go to the closest tests
 // not confirmed); the robust failure gets three flights (no failure is left
 // with fewer at the end of the budget, and the last flights do not go to
-// a confirmed one), the marginal one (1.4 m) three to five, the fluke (a failure on
+// a confirmed one), the marginal one (1.4 m) three to DefaultMaxFlights times, the fluke (a failure on
 // its first flight, not its second) exactly two and a pass one; the search
 // counts them and finds more robust failures than its seeds did.
 func TestSearchConfirms(t *testing.T) {
 	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
 	r := runSearch(t, 1, 80, valid)
-	robust, flukes, marginal, five := 0, 0, 0, 0
+	robust, flukes, marginal, beyond := 0, 0, 0, 0
 	// The flights before the last two: those, too few to confirm a new
 	// test, may go to any test not confirmed.
 	early := map[string][]float64{}
@@ -168,11 +168,11 @@ func TestSearchConfirms(t *testing.T) {
 			}
 		case 1.4:
 			marginal++
-			if len(fs) < 3 || len(fs) > 5 {
-				t.Errorf("marginal failure %v flown %d times; want 3 to 5", boxes, len(fs))
+			if len(fs) < 3 || len(fs) > DefaultMaxFlights {
+				t.Errorf("marginal failure %v flown %d times; want 3 to %d", boxes, len(fs), DefaultMaxFlights)
 			}
-			if len(fs) >= 5 {
-				five++
+			if len(fs) > 3 {
+				beyond++
 			}
 		case 0.4:
 			flukes++
@@ -185,8 +185,8 @@ func TestSearchConfirms(t *testing.T) {
 			}
 		}
 	}
-	if flukes == 0 || marginal == 0 || five == 0 {
-		t.Errorf("%d flukes, %d marginal failures (%d flown 5 times): the test does not exercise the confirmation", flukes, marginal, five)
+	if flukes == 0 || marginal == 0 || beyond == 0 {
+		t.Errorf("%d flukes, %d marginal failures (%d flown more than 3 times): the test does not exercise the confirmation", flukes, marginal, beyond)
 	}
 	if r.s.Stats.Robust != robust || r.s.Stats.Confirmed != robust+marginal {
 		t.Errorf("stats %+v; want %d robust, %d confirmed", r.s.Stats, robust, robust+marginal)
@@ -201,5 +201,5 @@ func TestSearchConfirms(t *testing.T) {
 	if robust <= seedRobust || robust < 5 {
 		t.Errorf("%d robust failures, %d of them among the %d seeds; want the search to find more", robust, seedRobust, seeds)
 	}
-	t.Logf("%d robust failures (%d among the seeds), %d marginal (%d flown 5 times), %d flukes, stats %+v", robust, seedRobust, marginal, five, flukes, r.s.Stats)
+	t.Logf("%d robust failures (%d among the seeds), %d marginal (%d flown more than 3 times), %d flukes, stats %+v", robust, seedRobust, marginal, beyond, flukes, r.s.Stats)
 }

@@ -77,7 +77,7 @@ Strategies:
   search          (the default) 20 % of the budget on the training data's
                   closest tests mapped onto each leg, the pipeline for the
                   rest, every failure re-flown within the budget until it
-                  fails 3 times out of 3 (5 of 5 above a 1.2-m mean) or is
+                  fails 3 times out of 3 (8 of 8 above a 1.2-m mean) or is
                   disproved, mutants of the robust ones first, never more
                   new tests than the budget left can confirm; confirmed
                   tests are written first.
