@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -106,7 +107,11 @@ func (c SearchConfig) SeedCount(budget int) int {
 //   - proposes only as many new tests as the budget left can still confirm
 //     (Confirm flights each, beside the confirmations owed), so that no
 //     failure is left with a single flight; the last flights, too few to
-//     confirm a new test, go to the closest tests not confirmed.
+//     confirm a new test, go to the closest tests not confirmed;
+//   - with Similar, spends nothing more on a failure that flew as an
+//     earlier one still standing (a duplicate: the same failure mode),
+//     neither confirming it nor mutating it, so that what it confirms
+//     flies differently.
 //
 // Mutants and re-flights keep their parent's Leg.
 type Search struct {
@@ -122,7 +127,15 @@ type Search struct {
 	// IoU returns the IoU of the footprint unions of two tests; nil =
 	// RasterIoU on DefaultCellM cells.
 	IoU func(a, b []world.Box) (float64, error)
-	Rng *rand.Rand
+	// Similar, when set, tells whether two failures' flights went the same
+	// way (the 2024 competition's DTW similarity, say): a failure whose
+	// first flight is similar to that of an earlier failure still being
+	// confirmed or confirmed is the same failure mode, a duplicate (see
+	// DuplicateOf). The search confirms no duplicate and climbs from none,
+	// so that its budget goes to failures that fly differently. Needs the
+	// paths (ObservePaths); nil = every failure is its own mode.
+	Similar func(a, b []geom.Vec3) bool
+	Rng     *rand.Rand
 
 	// Stats of the search.
 	Stats SearchStats
@@ -134,6 +147,7 @@ type Search struct {
 	testOf    []int // test of each proposal, re-flights included
 	last      []Proposal
 	lastInner int
+	lastPaths [][]geom.Vec3 // of the last proposals' flights (ObservePaths)
 }
 
 // SearchStats describe a confirmed search.
@@ -145,6 +159,9 @@ type SearchStats struct {
 	Confirmed int `json:"confirmed"` // failures every one of whose Confirm or more flights was one
 	Robust    int `json:"robust"`    // confirmed failures whose mean is below CriticalM − MarginM
 	Rejected  int `json:"rejected"`  // mutant draws refused by the rules, feasibility or the diversity constraint
+	// Duplicates are the failures whose first flight went as that of an
+	// earlier failure (Similar): neither confirmed nor climbed from.
+	Duplicates int `json:"duplicates,omitempty"`
 }
 
 type searchTest struct {
@@ -152,6 +169,11 @@ type searchTest struct {
 	prop     int      // its number among the proposals
 	flights  []float64
 	children int
+	path     []geom.Vec3 // the first flight's, when it was a failure (Similar)
+	// similar are the earlier failing tests whose first flight's path is
+	// Similar to this one's.
+	similar []int
+	dupOf   int // findDuplicates
 }
 
 func (t *searchTest) mean() float64 {
@@ -174,7 +196,7 @@ func (t *searchTest) failing(critical float64) bool {
 
 // owed is how many more flights t needs to be confirmed.
 func (s *Search) owed(t *searchTest) int {
-	if !t.failing(s.cfg.CriticalM) {
+	if !t.failing(s.cfg.CriticalM) || s.duplicate(t) >= 0 {
 		return 0
 	}
 	return max(0, s.cfg.Confirm-len(t.flights))
@@ -183,7 +205,50 @@ func (s *Search) owed(t *searchTest) int {
 // marginal reports whether t is a confirmed failure that is not robust
 // and may be flown again (MarginM).
 func (s *Search) marginal(t *searchTest) bool {
-	return s.confirmed(t) && !s.robust(t) && len(t.flights) < s.cfg.MaxFlights
+	return s.confirmed(t) && !s.robust(t) && len(t.flights) < s.cfg.MaxFlights && s.duplicate(t) < 0
+}
+
+// duplicate returns the test t is a duplicate of, −1 for none (see
+// findDuplicates).
+func (s *Search) duplicate(t *searchTest) int { return t.dupOf }
+
+// findDuplicates sets each test's dupOf: the first earlier test Similar to
+// it that is failing (confirmed or still being confirmed) and no duplicate
+// itself; −1 when there is none. A test disproved later frees its
+// duplicates. In one pass, as a test is compared with earlier ones only.
+func (s *Search) findDuplicates() {
+	for i := range s.tests {
+		t := &s.tests[i]
+		t.dupOf = -1
+		for _, j := range t.similar {
+			if u := &s.tests[j]; u.failing(s.cfg.CriticalM) && u.dupOf < 0 {
+				t.dupOf = j
+				break
+			}
+		}
+	}
+}
+
+// DuplicateOf returns, for the i-th test proposed (re-flights not
+// counted), the earlier test whose failure mode it repeats (Similar), −1
+// when it repeats none.
+func (s *Search) DuplicateOf(i int) int {
+	if i < 0 || i >= len(s.tests) {
+		return -1
+	}
+	return s.duplicate(&s.tests[i])
+}
+
+var _ PathObserver = (*Search)(nil)
+
+// ObservePaths records the paths of the last proposals' flights, for
+// Similar; the harness calls it before Observe.
+func (s *Search) ObservePaths(paths [][]geom.Vec3) error {
+	if len(paths) != len(s.last) {
+		return fmt.Errorf("%w: %d paths for %d tests", ErrObserve, len(paths), len(s.last))
+	}
+	s.lastPaths = paths
+	return nil
 }
 
 func (s *Search) confirmed(t *searchTest) bool {
@@ -285,7 +350,7 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 		// new test's failure could not be confirmed.
 		idx := make([]int, 0, len(s.tests))
 		for i := range s.tests {
-			if !s.confirmed(&s.tests[i]) {
+			if t := &s.tests[i]; !s.confirmed(t) && s.duplicate(t) < 0 {
 				idx = append(idx, i)
 			}
 		}
@@ -328,16 +393,31 @@ func (s *Search) Observe(c []float64) error {
 			s.testOf = append(s.testOf, j)
 			continue
 		}
+		t := searchTest{p: p, prop: len(s.testOf), flights: []float64{c[i]}}
+		if s.Similar != nil && i < len(s.lastPaths) && c[i] < s.cfg.CriticalM {
+			t.path = s.lastPaths[i]
+			for j := range s.tests {
+				if u := &s.tests[j]; u.path != nil && s.Similar(t.path, u.path) {
+					t.similar = append(t.similar, j)
+				}
+			}
+		}
 		s.testOf = append(s.testOf, len(s.tests))
-		s.tests = append(s.tests, searchTest{p: p, prop: len(s.testOf) - 1, flights: []float64{c[i]}})
+		s.tests = append(s.tests, t)
 	}
-	s.last, s.lastInner = nil, 0
-	s.Stats.Confirmed, s.Stats.Robust = 0, 0
+	s.last, s.lastInner, s.lastPaths = nil, 0, nil
+	s.findDuplicates()
+	s.Stats.Confirmed, s.Stats.Robust, s.Stats.Duplicates = 0, 0, 0
 	for i := range s.tests {
-		if s.confirmed(&s.tests[i]) {
+		t := &s.tests[i]
+		if s.duplicate(t) >= 0 {
+			s.Stats.Duplicates++
+			continue
+		}
+		if s.confirmed(t) {
 			s.Stats.Confirmed++
 		}
-		if s.robust(&s.tests[i]) {
+		if s.robust(t) {
 			s.Stats.Robust++
 		}
 	}
@@ -352,7 +432,7 @@ func (s *Search) parents() []int {
 	var robust, rest []int
 	for i := range s.tests {
 		t := &s.tests[i]
-		if t.children >= s.cfg.MaxChildren || math.IsInf(t.flights[0], 1) {
+		if t.children >= s.cfg.MaxChildren || math.IsInf(t.flights[0], 1) || s.duplicate(t) >= 0 {
 			continue
 		}
 		if s.robust(t) {

@@ -43,9 +43,17 @@ type searchRun struct {
 
 func runSearch(t *testing.T, seed uint64, budget int, valid func([]world.Box) bool) searchRun {
 	t.Helper()
+	return runSearchPaths(t, seed, budget, valid, nil)
+}
+
+// runSearchPaths is runSearch with the search told where each failure
+// flew: a path of one point at the first obstacle's centre, two paths
+// similar when those are within similarM.
+func runSearchPaths(t *testing.T, seed uint64, budget int, valid func([]world.Box) bool, similar func(a, b []geom.Vec3) bool) searchRun {
+	t.Helper()
 	f := canonicalFrame(t)
 	inner := &Baseline{Draw: f.Generator(valid).Constrained, Frame: &f, Rng: rand.New(rand.NewPCG(seed, 1))}
-	r := searchRun{s: &Search{Inner: inner, Valid: valid, Rng: rand.New(rand.NewPCG(seed, 2))}, flights: map[string][]float64{}}
+	r := searchRun{s: &Search{Inner: inner, Valid: valid, Similar: similar, Rng: rand.New(rand.NewPCG(seed, 2))}, flights: map[string][]float64{}}
 	for len(r.props) < budget {
 		ps, err := r.s.Propose(budget - len(r.props))
 		if err != nil {
@@ -67,6 +75,17 @@ func runSearch(t *testing.T, seed uint64, budget int, valid func([]world.Box) bo
 			k := boxKey(p.Obstacles)
 			d[i] = noisyFlight(p.Obstacles, len(r.flights[k]))
 			r.flights[k] = append(r.flights[k], d[i])
+		}
+		if similar != nil {
+			paths := make([][]geom.Vec3, len(ps))
+			for i, p := range ps {
+				if d[i] < 1.5 {
+					paths[i] = []geom.Vec3{{X: p.Obstacles[0].X, Y: p.Obstacles[0].Y}}
+				}
+			}
+			if err := r.s.ObservePaths(paths); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := r.s.Observe(d); err != nil {
 			t.Fatal(err)
@@ -202,4 +221,69 @@ func TestSearchConfirms(t *testing.T) {
 		t.Errorf("%d robust failures, %d of them among the %d seeds; want the search to find more", robust, seedRobust, seeds)
 	}
 	t.Logf("%d robust failures (%d among the seeds), %d marginal (%d flown more than 3 times), %d flukes, stats %+v", robust, seedRobust, marginal, beyond, flukes, r.s.Stats)
+}
+
+// With Similar, a failure that flies as an earlier failure still standing
+// (confirmed or being confirmed) is a duplicate: flown once, never again,
+// and no parent; no two confirmed failures fly similarly; the budget is
+// spent as before. Without it no test is a duplicate.
+func TestSearchDuplicates(t *testing.T) {
+	valid := func(b []world.Box) bool { return scenario.DefaultRules.Check(b) == nil }
+	const similarM = 1.0
+	similar := func(a, b []geom.Vec3) bool { return a[0].Sub(b[0]).Norm() < similarM }
+	r := runSearchPaths(t, 1, 80, valid, similar)
+	if len(r.props) != 80 {
+		t.Fatalf("%d simulations; want 80", len(r.props))
+	}
+	var tests []Proposal // first proposals, in order: the search's tests
+	for _, p := range r.props {
+		if p.Refly == 0 {
+			tests = append(tests, p)
+		}
+	}
+	dups := 0
+	var confirmed []int
+	for i, p := range tests {
+		fs := r.flights[boxKey(p.Obstacles)]
+		j := r.s.DuplicateOf(i)
+		if j < 0 {
+			if len(fs) >= 3 && slices.IndexFunc(fs, func(d float64) bool { return !(d < 1.5) }) < 0 {
+				confirmed = append(confirmed, i)
+			}
+			continue
+		}
+		dups++
+		if len(fs) != 1 || !(fs[0] < 1.5) || r.s.tests[i].children != 0 {
+			t.Errorf("duplicate %d flown %v, %d mutants; want one failing flight and none", i, fs, r.s.tests[i].children)
+		}
+		q := tests[j]
+		if j >= i || !similar([]geom.Vec3{{X: p.Obstacles[0].X, Y: p.Obstacles[0].Y}}, []geom.Vec3{{X: q.Obstacles[0].X, Y: q.Obstacles[0].Y}}) {
+			t.Errorf("test %d is a duplicate of %d, which is not an earlier similar failure", i, j)
+		}
+		if qf := r.flights[boxKey(q.Obstacles)]; slices.IndexFunc(qf, func(d float64) bool { return !(d < 1.5) }) >= 0 {
+			t.Errorf("test %d is a duplicate of %d, which was disproved: %v", i, j, qf)
+		}
+	}
+	for _, i := range r.s.parents() {
+		if r.s.DuplicateOf(i) >= 0 {
+			t.Errorf("duplicate %d may be a parent", i)
+		}
+	}
+	for a, i := range confirmed {
+		for _, j := range confirmed[a+1:] {
+			if d := tests[i].Obstacles[0].Center().Sub(tests[j].Obstacles[0].Center()).Norm(); d < similarM {
+				t.Errorf("confirmed failures %d and %d fly similarly (%.2f m apart)", i, j, d)
+			}
+		}
+	}
+	if dups == 0 || dups != r.s.Stats.Duplicates || len(confirmed) != r.s.Stats.Confirmed || len(confirmed) < 2 {
+		t.Errorf("%d duplicates, %d confirmed, stats %+v; want some of each, as counted", dups, len(confirmed), r.s.Stats)
+	}
+	plain := runSearch(t, 1, 80, valid)
+	for i := range plain.s.tests {
+		if plain.s.DuplicateOf(i) >= 0 {
+			t.Fatalf("without Similar, test %d is a duplicate", i)
+		}
+	}
+	t.Logf("%d duplicates, %d confirmed, stats %+v", dups, len(confirmed), r.s.Stats)
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
+	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/world"
 )
 
@@ -35,6 +36,14 @@ type Strategy interface {
 	// Observe receives the simulated minimum clearance of each test of
 	// the last Propose, in order.
 	Observe(clearanceM []float64) error
+}
+
+// PathObserver is a Strategy that also learns where the flights went:
+// ObservePaths gets, before Observe and in the same order, the path of
+// each flight of the last Propose that came closer than 1.5 m (positions
+// on the competition's 0.5-s grid), nil for the others.
+type PathObserver interface {
+	ObservePaths(paths [][]geom.Vec3) error
 }
 
 // ErrObserve is returned when Observe gets a number of results that does

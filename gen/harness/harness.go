@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakedown-robotics/shakedown/gen"
 	"github.com/shakedown-robotics/shakedown/gen/surrogate"
+	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
 	"github.com/shakedown-robotics/shakedown/trace"
@@ -39,6 +40,11 @@ type Test struct {
 	// flight came closer than 1.5 m (gen.LegClearances); none for a flight
 	// that timed out.
 	CriticalLegs []int `json:"critical_legs,omitempty"`
+	// DuplicateOf is, for a failure the search left unconfirmed and
+	// unwritten because its first flight went as that of an earlier
+	// failure (gen.Search.Similar: the 2024 competition's similarity), the
+	// rank of that failure's test; nil otherwise.
+	DuplicateOf *int `json:"duplicate_of,omitempty"`
 	// Flights are every flight of the test within the budget, the first
 	// included, when a strategy re-flew it to confirm it (Proposal.Refly);
 	// ClearanceM is then the mean distance of those that did not time out
@@ -169,11 +175,14 @@ type Outcome struct {
 	CriticalFlights int `json:"critical_flights"`
 	// Confirmed counts the distinct tests confirmed within the budget
 	// (ConfirmRuns).
-	Confirmed int              `json:"confirmed"`
-	TimedOut  int              `json:"timed_out"` // flights stopped at the time limit, none of them critical
-	BestM     OptFloat         `json:"best_distance_m"`
-	Local     *gen.LocalStats  `json:"local_search,omitempty"`
-	Search    *gen.SearchStats `json:"search,omitempty"`
+	Confirmed int `json:"confirmed"`
+	// Duplicates counts the failures not written because they repeat a
+	// written one (Test.DuplicateOf).
+	Duplicates int              `json:"duplicates,omitempty"`
+	TimedOut   int              `json:"timed_out"` // flights stopped at the time limit, none of them critical
+	BestM      OptFloat         `json:"best_distance_m"`
+	Local      *gen.LocalStats  `json:"local_search,omitempty"`
+	Search     *gen.SearchStats `json:"search,omitempty"`
 	// Legs are the legs tested, in mission order: none for the random
 	// strategy, which draws over the whole area.
 	Legs         []LegOutcome `json:"legs"`
@@ -321,7 +330,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		search = &gen.Search{Inner: strat, Prior: prior, Valid: valid, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ea4c))}
+		search = &gen.Search{Inner: strat, Prior: prior, Valid: valid, Similar: similarFlights(), Rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ea4c))}
 		strat = search
 	}
 	o.ModelS = e.since(t0)
@@ -359,8 +368,15 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			return nil, err
 		}
 		dist := make([]float64, len(res))
+		var paths [][]geom.Vec3
+		if _, ok := strat.(gen.PathObserver); ok {
+			paths = make([][]geom.Vec3, len(res))
+		}
 		for i, r := range res {
 			dist[i] = clearanceOf(r)
+			if paths != nil && !r.TimedOut && dist[i] < run.CriticalM {
+				paths[i] = trace.Positions(resampled(r))
+			}
 			if r.TimedOut {
 				// The strategy learns that the test found nothing.
 				dist[i] = math.Max(dist[i], run.CriticalM)
@@ -393,7 +409,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		o.Simulations += len(props)
 		t3 := e.seconds()
 		end = e.phase("learning from the flights")
-		err = strat.Observe(dist)
+		if po, ok := strat.(gen.PathObserver); ok {
+			err = po.ObservePaths(paths)
+		}
+		if err == nil {
+			err = strat.Observe(dist)
+		}
 		end()
 		o.GenerateS += e.since(t3)
 		if err != nil {
@@ -415,7 +436,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if search != nil {
 		st := search.Stats
 		o.Search = &st
-		confirmedOrder(o)
+		confirmedOrder(o, search.DuplicateOf)
 	}
 	if cfg.Report {
 		if err := e.report(o, model); err != nil {

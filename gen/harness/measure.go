@@ -241,10 +241,22 @@ func diverseOrder(o *Outcome) {
 // tests confirmed within the budget (Test.confirmed) first, the most
 // robust (the smallest largest distance of their flights) first and then
 // picked for output diversity as diverseOrder does, then the rest closest
-// first (by the mean of their flights).
-func confirmedOrder(o *Outcome) {
-	var conf, rest []int
+// first (by the mean of their flights). The failures that dup (the index
+// of the test whose failure a test repeats, −1 for none) names are not
+// written: each gets DuplicateOf, the rank of the test it repeats.
+func confirmedOrder(o *Outcome, dup func(int) int) {
+	var conf, rest, dups []int
 	for _, i := range o.order {
+		if dup(i) >= 0 {
+			dups = append(dups, i)
+			o.Tests[i].Rank = -1
+			for k := range o.Legs {
+				if l := &o.Legs[k]; l.Leg == o.Tests[i].Leg {
+					l.Critical--
+				}
+			}
+			continue
+		}
 		if o.Tests[i].confirmed() {
 			conf = append(conf, i)
 		} else {
@@ -257,6 +269,26 @@ func confirmedOrder(o *Outcome) {
 		o.Tests[i].Rank = r
 	}
 	diversePick(o, conf, rest)
+	o.Critical, o.Duplicates = len(o.order), len(dups)
+	for _, i := range dups {
+		j := dup(i)
+		for o.Tests[j].Rank < 0 && dup(j) >= 0 {
+			j = dup(j)
+		}
+		if r := o.Tests[j].Rank; r >= 0 {
+			o.Tests[i].DuplicateOf = &r
+		}
+	}
+}
+
+// similarFlights tells whether two flights' paths (0.5-s positions) are
+// similar as the 2024 competition defines it: a DTW distance (the sum, as
+// Aerialist's) under score.SimilarDTW, 75 m. The flights of one test
+// differ by 22–54 m on missions 2 and 5 (6 flights each of two written
+// tests), so a pair under 75 m flies as one test does.
+func similarFlights() func(a, b []geom.Vec3) bool {
+	var ws dtw.Workspace
+	return func(a, b []geom.Vec3) bool { return ws.Distance(a, b, dtw.Exact) < score.SimilarDTW }
 }
 
 // diversePick orders o's written tests as close (in its order, the first

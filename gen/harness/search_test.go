@@ -68,11 +68,13 @@ func (f *fakeSim) Execute(ctx context.Context, c campaign.ID, jobs []campaign.Jo
 		if d < run.CriticalM {
 			verdict = run.VerdictSoftFail
 		}
-		// A straight flight up leg 2, shifted by the obstacle's place, so
-		// that trajectories differ.
+		// A straight flight up leg 2, shifted sideways by the first
+		// obstacle's x: 100 points, so the DTW distance of two flights is
+		// 100 |Δx|, and two tests whose obstacles are less than 0.75 m
+		// apart in x fly similarly (score.SimilarDTW, 75 m).
 		var path campaign.Samples
 		for s := range 100 {
-			path = append(path, trace.Sample{T: float64(s) / 2, Pos: geom.Vec3{X: obs[0].X / 10, Y: float64(s) / 2, Z: -10}})
+			path = append(path, trace.Sample{T: float64(s) / 2, Pos: geom.Vec3{X: obs[0].X, Y: float64(s) / 2, Z: -10}})
 		}
 		r := &run.Result{Completed: true, FlightTimeS: 90, MinClearanceM: &d, MinObstacle: 1, Verdict: verdict}
 		if err := put(campaign.Delivery{Result: campaign.Result{Job: j.ID, Run: r, Trajectory: path}, Worker: "fake", Attempt: 1}); err != nil {
@@ -85,7 +87,9 @@ func (f *fakeSim) Execute(ctx context.Context, c campaign.ID, jobs []campaign.Jo
 // The search strategy on a simulator with a known answer: every test is
 // feasible, the budget is spent exactly, re-flights are recorded as flights
 // of their test, the fluke (0.1 m once, then 1.6 m) is never confirmed nor
-// written, every written test is a confirmed robust one,
+// written, every written test is a confirmed robust one, a failure that
+// flies as an earlier one (similar paths) is neither confirmed nor written
+// but names the test it repeats, no two written tests fly similarly,
 // the evaluation's re-flights use seeds no flight of the generation used,
 // and the precision of both populations is 1.
 func TestRunSearchConfirmed(t *testing.T) {
@@ -103,7 +107,7 @@ func TestRunSearchConfirmed(t *testing.T) {
 	if o.Simulations != budget || o.Search == nil || o.Search.Prior != (gen.SearchConfig{}).SeedCount(budget) {
 		t.Fatalf("%d simulations, search %+v; want %d, all seeds from the dataset", o.Simulations, o.Search, budget)
 	}
-	flights, kinds := 0, map[string]int{}
+	flights, dups, robustDups, kinds := 0, 0, 0, map[string]int{}
 	feasible := Feasible(o.cs)
 	for i, tc := range o.Tests {
 		flights += len(tc.flights())
@@ -111,15 +115,38 @@ func TestRunSearchConfirmed(t *testing.T) {
 		if !feasible(tc.Obstacles) {
 			t.Errorf("test %d is infeasible", i)
 		}
-		if tc.confirmed() != (fakeKind(tc.Obstacles) == "robust") {
-			t.Errorf("test %d (%s): confirmed %v, flights %v", i, fakeKind(tc.Obstacles), tc.confirmed(), tc.flights())
+		if tc.confirmed() != (fakeKind(tc.Obstacles) == "robust" && tc.DuplicateOf == nil) {
+			t.Errorf("test %d (%s): confirmed %v, flights %v, duplicate of %v", i, fakeKind(tc.Obstacles), tc.confirmed(), tc.flights(), tc.DuplicateOf)
 		}
+		if tc.DuplicateOf != nil {
+			dups++
+			if fakeKind(tc.Obstacles) == "robust" {
+				robustDups++
+			}
+			if fakeKind(tc.Obstacles) == "pass" || len(tc.flights()) != 1 || tc.Rank >= 0 {
+				t.Errorf("test %d (%s, flights %v, rank %d) is a duplicate", i, fakeKind(tc.Obstacles), tc.flights(), tc.Rank)
+			}
+			w := o.Tests[o.order[*tc.DuplicateOf]]
+			if dx := math.Abs(w.Obstacles[0].X - tc.Obstacles[0].X); dx >= 0.75 {
+				t.Errorf("test %d repeats test_%d, whose first obstacle is %.2f m away in x", i, *tc.DuplicateOf, dx)
+			}
+		}
+	}
+	for a, i := range o.order {
+		for _, j := range o.order[a+1:] {
+			if dx := math.Abs(o.Tests[i].Obstacles[0].X - o.Tests[j].Obstacles[0].X); dx < 0.75 {
+				t.Errorf("written tests %d and %d fly similarly (%.2f m apart in x)", i, j, dx)
+			}
+		}
+	}
+	if dups == 0 || o.Duplicates != dups || o.Search.Duplicates != dups {
+		t.Errorf("%d duplicates, outcome %d, search %+v; want some, the same", dups, o.Duplicates, o.Search)
 	}
 	if flights != budget || kinds["robust"] == 0 || kinds["fluke"] == 0 {
 		t.Fatalf("%d flights over the tests; kinds %v; want %d, robust tests and flukes", flights, kinds, budget)
 	}
-	if o.Confirmed != kinds["robust"] || o.Confirmed != o.Search.Confirmed {
-		t.Errorf("%d confirmed, %d robust, search %+v", o.Confirmed, kinds["robust"], o.Search)
+	if o.Confirmed != kinds["robust"]-robustDups || o.Confirmed != o.Search.Confirmed {
+		t.Errorf("%d confirmed, %d robust (%d duplicates), search %+v", o.Confirmed, kinds["robust"], robustDups, o.Search)
 	}
 	if len(o.order) != o.Confirmed {
 		t.Errorf("%d tests written, %d confirmed", len(o.order), o.Confirmed)
@@ -183,7 +210,7 @@ func TestConfirmedOrder(t *testing.T) {
 		{ClearanceM: 0.4, Flights: fl(0.4, 0.4)},      // two flights: not confirmed
 	}}
 	rank(o)
-	confirmedOrder(o)
+	confirmedOrder(o, func(int) int { return -1 })
 	if want := []int{3, 1, 0, 4}; !slices.Equal(o.order, want) {
 		t.Errorf("order %v; want %v", o.order, want)
 	}
