@@ -79,8 +79,10 @@ Strategies:
                   rest, every failure re-flown within the budget until it
                   fails 3 times out of 3 (8 of 8 above a 1.2-m mean) or is
                   disproved, mutants of the robust ones first, never more
-                  new tests than the budget left can confirm; confirmed
-                  tests are written first.
+                  new tests than the budget left can confirm; a failure
+                  that flies as an earlier one (DTW of the paths < 75 m,
+                  the 2024 similarity) is neither confirmed nor written;
+                  confirmed tests are written first.
   constrained     the constrained-random generator in the zone, no model.
   random          sizes, rotations and positions uniformly in the area.
 --margin M makes phase 2 swap in only tests predicted below 1.5 − M m: more
