@@ -397,6 +397,8 @@ func (s *Search) Observe(c []float64) error {
 		if s.Similar != nil && i < len(s.lastPaths) && c[i] < s.cfg.CriticalM {
 			t.path = s.lastPaths[i]
 			for j := range s.tests {
+				// A disproved test is no failure mode any more, and never
+				// will be: its path is dropped below.
 				if u := &s.tests[j]; u.path != nil && s.Similar(t.path, u.path) {
 					t.similar = append(t.similar, j)
 				}
@@ -406,6 +408,11 @@ func (s *Search) Observe(c []float64) error {
 		s.tests = append(s.tests, t)
 	}
 	s.last, s.lastInner, s.lastPaths = nil, 0, nil
+	for i := range s.tests {
+		if t := &s.tests[i]; !t.failing(s.cfg.CriticalM) {
+			t.path = nil
+		}
+	}
 	s.findDuplicates()
 	s.Stats.Confirmed, s.Stats.Robust, s.Stats.Duplicates = 0, 0, 0
 	for i := range s.tests {
