@@ -108,10 +108,11 @@ func (c SearchConfig) SeedCount(budget int) int {
 //     (Confirm flights each, beside the confirmations owed), so that no
 //     failure is left with a single flight; the last flights, too few to
 //     confirm a new test, go to the closest tests not confirmed;
-//   - with Similar, spends nothing more on a failure that flew as an
-//     earlier one still standing (a duplicate: the same failure mode),
-//     neither confirming it nor mutating it, so that what it confirms
-//     flies differently.
+//   - with Similar, spends nothing more on a failure that flew as one
+//     still standing (a duplicate: the same failure mode), neither
+//     confirming it nor mutating it, so that what it confirms flies
+//     differently; it keeps the flights a duplicate would need to be
+//     confirmed if the failure it repeats were disproved.
 //
 // Mutants and re-flights keep their parent's Leg.
 type Search struct {
@@ -129,11 +130,14 @@ type Search struct {
 	IoU func(a, b []world.Box) (float64, error)
 	// Similar, when set, tells whether two failures' flights went the same
 	// way (the 2024 competition's DTW similarity, say): a failure whose
-	// first flight is similar to that of an earlier failure still being
-	// confirmed or confirmed is the same failure mode, a duplicate (see
-	// DuplicateOf). The search confirms no duplicate and climbs from none,
-	// so that its budget goes to failures that fly differently. Needs the
-	// paths (ObservePaths); nil = every failure is its own mode.
+	// first flight is similar to that of a failure still standing
+	// (confirmed, or with more flights, or earlier, and itself no
+	// duplicate) is the same failure mode, a duplicate (findDuplicates).
+	// The search confirms no duplicate and climbs from none, so that its
+	// budget goes to failures that fly differently, but keeps the flights
+	// a duplicate would need if the test it repeats were disproved. Needs
+	// the paths (ObservePaths; with CriticalM the default 1.5 m, as the
+	// harness gives them); nil = every failure is its own mode.
 	Similar func(a, b []geom.Vec3) bool
 	Rng     *rand.Rand
 
@@ -159,8 +163,9 @@ type SearchStats struct {
 	Confirmed int `json:"confirmed"` // failures every one of whose Confirm or more flights was one
 	Robust    int `json:"robust"`    // confirmed failures whose mean is below CriticalM − MarginM
 	Rejected  int `json:"rejected"`  // mutant draws refused by the rules, feasibility or the diversity constraint
-	// Duplicates are the failures whose first flight went as that of an
-	// earlier failure (Similar): neither confirmed nor climbed from.
+	// Duplicates are the failures whose first flight went as that of a
+	// failure still standing (Similar): neither confirmed nor climbed
+	// from, and not among Confirmed and Robust.
 	Duplicates int `json:"duplicates,omitempty"`
 }
 
@@ -169,9 +174,9 @@ type searchTest struct {
 	prop     int      // its number among the proposals
 	flights  []float64
 	children int
-	path     []geom.Vec3 // the first flight's, when it was a failure (Similar)
-	// similar are the earlier failing tests whose first flight's path is
-	// Similar to this one's.
+	path     []geom.Vec3 // the first flight's, while every flight is a failure (Similar)
+	// similar are the other failing tests whose first flight's path is
+	// Similar to this one's (when both were compared: neither disproved).
 	similar []int
 	dupOf   int // findDuplicates
 }
@@ -212,26 +217,63 @@ func (s *Search) marginal(t *searchTest) bool {
 // findDuplicates).
 func (s *Search) duplicate(t *searchTest) int { return t.dupOf }
 
-// findDuplicates sets each test's dupOf: the first earlier test Similar to
-// it that is failing (confirmed or still being confirmed) and no duplicate
-// itself; −1 when there is none. A test disproved later frees its
-// duplicates. In one pass, as a test is compared with earlier ones only.
+// findDuplicates sets each test's dupOf. The failing tests (every flight a
+// failure) are taken confirmed first, then by the most flights, then in
+// order: each is a failure mode of its own unless it is Similar to one
+// taken before, whose duplicate it then is. So a confirmed test is never a
+// duplicate, a test being confirmed only of one with more flights, and a
+// test disproved later frees its duplicates, which may then repeat another
+// mode (either way in time) or be a mode of their own. A test that is not
+// failing is none.
 func (s *Search) findDuplicates() {
+	order := make([]int, 0, len(s.tests))
 	for i := range s.tests {
 		t := &s.tests[i]
 		t.dupOf = -1
-		for _, j := range t.similar {
-			if u := &s.tests[j]; u.failing(s.cfg.CriticalM) && u.dupOf < 0 {
-				t.dupOf = j
-				break
+		if t.path != nil && t.failing(s.cfg.CriticalM) {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ta, tb := &s.tests[a], &s.tests[b]
+		if ca, cb := s.confirmed(ta), s.confirmed(tb); ca != cb {
+			if ca {
+				return -1
 			}
+			return 1
+		}
+		return cmp.Compare(len(tb.flights), len(ta.flights))
+	})
+	var modes []int
+	for _, i := range order {
+		t := &s.tests[i]
+		if !s.confirmed(t) {
+			for _, j := range modes {
+				if slices.Contains(t.similar, j) {
+					t.dupOf = j
+					break
+				}
+			}
+		}
+		if t.dupOf < 0 {
+			modes = append(modes, i)
 		}
 	}
 }
 
+// reserved is how many flights a duplicate may still need: it is freed if
+// the test it repeats is disproved, which a confirmed test no longer can
+// be, so that its confirmation stays within the budget.
+func (s *Search) reserved(t *searchTest) int {
+	if t.dupOf < 0 || s.confirmed(&s.tests[t.dupOf]) {
+		return 0
+	}
+	return max(0, s.cfg.Confirm-len(t.flights))
+}
+
 // DuplicateOf returns, for the i-th test proposed (re-flights not
-// counted), the earlier test whose failure mode it repeats (Similar), −1
-// when it repeats none.
+// counted), the test whose failure mode it repeats (Similar): one that
+// fails on every flight and repeats none; −1 when it repeats none.
 func (s *Search) DuplicateOf(i int) int {
 	if i < 0 || i >= len(s.tests) {
 		return -1
@@ -268,7 +310,7 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 		s.budget = max
 		s.cfg = s.Config.withDefaults(max)
 	}
-	s.last, s.lastInner = nil, 0
+	s.last, s.lastInner, s.lastPaths = nil, 0, nil
 	if max <= 0 {
 		return nil, nil
 	}
@@ -296,7 +338,7 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 	}
 	// The confirmations owed, one flight per failure a round: the next
 	// flight decides whether it is owed more.
-	owed := 0
+	owed, reserved := 0, 0
 	for i := range s.tests {
 		t := &s.tests[i]
 		if k := s.owed(t); k > 0 {
@@ -305,8 +347,10 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 				s.last = append(s.last, s.refly(t))
 			}
 		}
+		reserved += s.reserved(t)
 	}
 	owed -= len(s.last)
+	owed += reserved // not flown now, kept for the duplicates that may be freed
 	// The marginal failures, with what the confirmations owed leave: the
 	// precision of what is written comes before new tests.
 	for i := range s.tests {
@@ -344,10 +388,12 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 	}
 	if len(s.last) == 0 {
 		// Too few flights left to confirm a new test: another flight of
-		// the closest tests that are not confirmed. A flight of a confirmed
-		// failure could only disprove it (a timed-out one would, though the
-		// competition's precision leaves timed-out re-flights out), and a
-		// new test's failure could not be confirmed.
+		// the closest tests that are not confirmed, duplicates aside. A
+		// flight of a confirmed failure could only disprove it (a
+		// timed-out one would, though the competition's precision leaves
+		// timed-out re-flights out), one of a duplicate would tell what its
+		// mode's flights tell, and a new test's failure could not be
+		// confirmed.
 		idx := make([]int, 0, len(s.tests))
 		for i := range s.tests {
 			if t := &s.tests[i]; !s.confirmed(t) && s.duplicate(t) < 0 {
@@ -356,7 +402,9 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 		}
 		if len(idx) == 0 {
 			for i := range s.tests {
-				idx = append(idx, i)
+				if s.duplicate(&s.tests[i]) < 0 { // a duplicate's flight tells nothing new
+					idx = append(idx, i)
+				}
 			}
 		}
 		key := func(i int) float64 { return s.tests[i].mean() }
@@ -393,14 +441,15 @@ func (s *Search) Observe(c []float64) error {
 			s.testOf = append(s.testOf, j)
 			continue
 		}
-		t := searchTest{p: p, prop: len(s.testOf), flights: []float64{c[i]}}
-		if s.Similar != nil && i < len(s.lastPaths) && c[i] < s.cfg.CriticalM {
+		t := searchTest{p: p, prop: len(s.testOf), flights: []float64{c[i]}, dupOf: -1}
+		if s.Similar != nil && i < len(s.lastPaths) && len(s.lastPaths[i]) > 0 && c[i] < s.cfg.CriticalM {
 			t.path = s.lastPaths[i]
 			for j := range s.tests {
 				// A disproved test is no failure mode any more, and never
 				// will be: its path is dropped below.
 				if u := &s.tests[j]; u.path != nil && s.Similar(t.path, u.path) {
 					t.similar = append(t.similar, j)
+					u.similar = append(u.similar, len(s.tests))
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -47,8 +48,8 @@ func runSearch(t *testing.T, seed uint64, budget int, valid func([]world.Box) bo
 }
 
 // runSearchPaths is runSearch with the search told where each failure
-// flew: a path of one point at the first obstacle's centre, two paths
-// similar when those are within similarM.
+// flew, a path of one point at the first obstacle's centre, and similar
+// (nil: no Similar) to compare them.
 func runSearchPaths(t *testing.T, seed uint64, budget int, valid func([]world.Box) bool, similar func(a, b []geom.Vec3) bool) searchRun {
 	t.Helper()
 	f := canonicalFrame(t)
@@ -286,4 +287,99 @@ func TestSearchDuplicates(t *testing.T) {
 		}
 	}
 	t.Logf("%d duplicates, %d confirmed, stats %+v", dups, len(confirmed), r.s.Stats)
+}
+
+// scriptedInner proposes one 5-m box at each x in turn.
+type scriptedInner struct{ xs []float64 }
+
+func (s *scriptedInner) Propose(max int) ([]Proposal, error) {
+	var ps []Proposal
+	for len(ps) < max && len(s.xs) > 0 {
+		ps = append(ps, Proposal{Obstacles: []world.Box{{L: 5, W: 5, H: 10, X: s.xs[0], Y: 20}}, Pred: math.NaN()})
+		s.xs = s.xs[1:]
+	}
+	return ps, nil
+}
+
+func (s *scriptedInner) Observe([]float64) error { return nil }
+
+// driveScripted spends budget on s, the k-th flight of the test whose box
+// is at x giving fly(x, k), every failure's path one point at (x, 0); it
+// returns each test's flights by x.
+func driveScripted(t *testing.T, s *Search, budget int, fly func(x float64, k int) float64) map[float64][]float64 {
+	t.Helper()
+	flights := map[float64][]float64{}
+	for done := 0; done < budget; {
+		ps, err := s.Propose(budget - done)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) == 0 {
+			break
+		}
+		d := make([]float64, len(ps))
+		paths := make([][]geom.Vec3, len(ps))
+		for i, p := range ps {
+			x := p.Obstacles[0].X
+			d[i] = fly(x, len(flights[x]))
+			flights[x] = append(flights[x], d[i])
+			if d[i] < 1.5 {
+				paths[i] = []geom.Vec3{{X: x}}
+			}
+		}
+		if err := s.ObservePaths(paths); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Observe(d); err != nil {
+			t.Fatal(err)
+		}
+		done += len(ps)
+	}
+	return flights
+}
+
+func nearX(a, b []geom.Vec3) bool { return math.Abs(a[0].X-b[0].X) < 1 }
+
+// A chain of modes, A ~ B ~ C but not A ~ C: B repeats A, C is a mode of
+// its own and is confirmed; when A is disproved (its third flight), B
+// repeats C, the confirmed one, and is flown no more; C never becomes a
+// duplicate.
+func TestSearchDuplicateFreed(t *testing.T) {
+	s := &Search{Inner: &scriptedInner{xs: []float64{0, 0.8, 1.6}}, Valid: func([]world.Box) bool { return false },
+		Similar: nearX, Rng: rand.New(rand.NewPCG(1, 2)), Config: SearchConfig{SeedShare: 0.3}}
+	flights := driveScripted(t, s, 10, func(x float64, k int) float64 {
+		if x == 0 && k == 2 {
+			return 2.5
+		}
+		return 0.2
+	})
+	if got := flights[0.8]; len(got) != 1 {
+		t.Errorf("B flown %v; want once", got)
+	}
+	if got := flights[1.6]; len(got) < 3 {
+		t.Errorf("C flown %v; want confirmed", got)
+	}
+	if a, b, c := s.DuplicateOf(0), s.DuplicateOf(1), s.DuplicateOf(2); a != -1 || b != 2 || c != -1 {
+		t.Errorf("duplicates of A, B, C: %d, %d, %d; want -1, 2 (C), -1", a, b, c)
+	}
+	if s.Stats.Confirmed != 1 || s.Stats.Duplicates != 1 {
+		t.Errorf("stats %+v; want 1 confirmed, 1 duplicate", s.Stats)
+	}
+}
+
+// Every test fails and flies alike: one mode, confirmed; the others are
+// its duplicates, flown once, even when the last flights of the budget
+// have nothing else to go to.
+func TestSearchLastFlightsSkipDuplicates(t *testing.T) {
+	s := &Search{Inner: &scriptedInner{xs: []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5}}, Valid: func([]world.Box) bool { return false },
+		Similar: nearX, Rng: rand.New(rand.NewPCG(1, 2))}
+	flights := driveScripted(t, s, 10, func(x float64, k int) float64 { return 0.2 })
+	for x, fs := range flights {
+		if x != 0 && len(fs) != 1 {
+			t.Errorf("the duplicate at x=%v was flown %d times", x, len(fs))
+		}
+	}
+	if s.Stats.Confirmed != 1 || s.Stats.Duplicates != 5 {
+		t.Errorf("stats %+v; want 1 confirmed, 5 duplicates", s.Stats)
+	}
 }

@@ -40,8 +40,9 @@ type Strategy interface {
 
 // PathObserver is a Strategy that also learns where the flights went:
 // ObservePaths gets, before Observe and in the same order, the path of
-// each flight of the last Propose that came closer than 1.5 m (positions
-// on the competition's 0.5-s grid), nil for the others.
+// each flight of the last Propose that came closer than 1.5 m and did not
+// time out (positions on the competition's 0.5-s grid), nil for the
+// others.
 type PathObserver interface {
 	ObservePaths(paths [][]geom.Vec3) error
 }

@@ -19,7 +19,7 @@ func printGenSummary(w io.Writer, o *harness.Outcome) {
 		100*float64(o.CriticalFlights)/float64(max(1, o.Simulations)), best)
 	if s := o.Search; s != nil {
 		fmt.Fprintf(w, "search: %d seeds, %d mutants, %d confirmation flights, %d confirmed (%d robust), %d mutant draws refused, %d failures not written (they fly as a written test)\n",
-			s.Seeds, s.Mutants, s.Reflights, s.Confirmed, s.Robust, s.Rejected, s.Duplicates)
+			s.Seeds, s.Mutants, s.Reflights, s.Confirmed, s.Robust, s.Rejected, o.Duplicates)
 	}
 	for _, l := range o.Legs {
 		z := l.Zone

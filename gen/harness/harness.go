@@ -40,10 +40,10 @@ type Test struct {
 	// flight came closer than 1.5 m (gen.LegClearances); none for a flight
 	// that timed out.
 	CriticalLegs []int `json:"critical_legs,omitempty"`
-	// DuplicateOf is, for a failure the search left unconfirmed and
-	// unwritten because its first flight went as that of an earlier
-	// failure (gen.Search.Similar: the 2024 competition's similarity), the
-	// rank of that failure's test; nil otherwise.
+	// DuplicateOf is, for a failure the search did not confirm nor write
+	// because its first flight went as that of another failure
+	// (gen.Search.Similar: the 2024 competition's similarity), the rank of
+	// that failure's test; nil otherwise.
 	DuplicateOf *int `json:"duplicate_of,omitempty"`
 	// Flights are every flight of the test within the budget, the first
 	// included, when a strategy re-flew it to confirm it (Proposal.Refly);
@@ -166,9 +166,9 @@ type Outcome struct {
 	Budget      int     `json:"budget"`
 	Seed        uint64  `json:"seed"`
 	Simulations int     `json:"simulations"`
-	// Critical counts the critical tests (the written ones): distinct
+	// Critical counts the critical tests that are written: distinct
 	// tests, each flown once or, re-flown by the strategy, critical on
-	// every flight.
+	// every flight; the search's duplicates are not among them.
 	Critical int `json:"critical"`
 	// CriticalFlights counts the flights closer than 1.5 m that did not
 	// time out, re-flights included: the hit rate's numerator.

@@ -271,11 +271,9 @@ func confirmedOrder(o *Outcome, dup func(int) int) {
 	diversePick(o, conf, rest)
 	o.Critical, o.Duplicates = len(o.order), len(dups)
 	for _, i := range dups {
-		j := dup(i)
-		for o.Tests[j].Rank < 0 && dup(j) >= 0 {
-			j = dup(j)
-		}
-		if r := o.Tests[j].Rank; r >= 0 {
+		// The test a duplicate repeats fails on every flight and repeats
+		// none: it is written (gen.Search.DuplicateOf).
+		if r := o.Tests[dup(i)].Rank; r >= 0 {
 			o.Tests[i].DuplicateOf = &r
 		}
 	}

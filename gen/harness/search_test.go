@@ -217,4 +217,27 @@ func TestConfirmedOrder(t *testing.T) {
 	if o.Confirmed != 2 || o.Critical != 4 || o.CriticalFlights != 10 {
 		t.Errorf("%d confirmed, %d critical, %d critical flights; want 2, 4, 10", o.Confirmed, o.Critical, o.CriticalFlights)
 	}
+	// The same with test 0 a duplicate of test 3 and on leg 2: it is not
+	// written, names test 3's rank, and leaves leg 2's count.
+	o.Tests[0].Leg, o.Tests[3].Leg = 2, 2
+	o.Legs = []LegOutcome{{Leg: 2}}
+	rank(o)
+	if o.Legs[0].Critical != 2 {
+		t.Fatalf("leg 2: %d critical; want 2", o.Legs[0].Critical)
+	}
+	confirmedOrder(o, func(i int) int {
+		if i == 0 {
+			return 3
+		}
+		return -1
+	})
+	if want := []int{3, 1, 4}; !slices.Equal(o.order, want) {
+		t.Errorf("order %v; want %v", o.order, want)
+	}
+	if d := o.Tests[0].DuplicateOf; d == nil || *d != o.Tests[3].Rank || o.Tests[0].Rank != -1 {
+		t.Errorf("duplicate: rank %d, duplicate of %v; want -1 and test 3's rank %d", o.Tests[0].Rank, d, o.Tests[3].Rank)
+	}
+	if o.Critical != 3 || o.Duplicates != 1 || o.Legs[0].Critical != 1 {
+		t.Errorf("%d critical, %d duplicates, leg 2 %d critical; want 3, 1, 1", o.Critical, o.Duplicates, o.Legs[0].Critical)
+	}
 }
