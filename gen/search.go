@@ -178,7 +178,7 @@ type searchTest struct {
 	// similar are the other failing tests whose first flight's path is
 	// Similar to this one's (when both were compared: neither disproved).
 	similar []int
-	dupOf   int // findDuplicates
+	dupOf   int // the test it is a duplicate of, −1 for none (findDuplicates)
 }
 
 func (t *searchTest) mean() float64 {
@@ -201,7 +201,7 @@ func (t *searchTest) failing(critical float64) bool {
 
 // owed is how many more flights t needs to be confirmed.
 func (s *Search) owed(t *searchTest) int {
-	if !t.failing(s.cfg.CriticalM) || s.duplicate(t) >= 0 {
+	if !t.failing(s.cfg.CriticalM) || t.dupOf >= 0 {
 		return 0
 	}
 	return max(0, s.cfg.Confirm-len(t.flights))
@@ -210,12 +210,8 @@ func (s *Search) owed(t *searchTest) int {
 // marginal reports whether t is a confirmed failure that is not robust
 // and may be flown again (MarginM).
 func (s *Search) marginal(t *searchTest) bool {
-	return s.confirmed(t) && !s.robust(t) && len(t.flights) < s.cfg.MaxFlights && s.duplicate(t) < 0
+	return s.confirmed(t) && !s.robust(t) && len(t.flights) < s.cfg.MaxFlights && t.dupOf < 0
 }
-
-// duplicate returns the test t is a duplicate of, −1 for none (see
-// findDuplicates).
-func (s *Search) duplicate(t *searchTest) int { return t.dupOf }
 
 // findDuplicates sets each test's dupOf. The failing tests (every flight a
 // failure) are taken confirmed first, then by the most flights, then in
@@ -278,7 +274,7 @@ func (s *Search) DuplicateOf(i int) int {
 	if i < 0 || i >= len(s.tests) {
 		return -1
 	}
-	return s.duplicate(&s.tests[i])
+	return s.tests[i].dupOf
 }
 
 var _ PathObserver = (*Search)(nil)
@@ -396,13 +392,13 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 		// confirmed.
 		idx := make([]int, 0, len(s.tests))
 		for i := range s.tests {
-			if t := &s.tests[i]; !s.confirmed(t) && s.duplicate(t) < 0 {
+			if t := &s.tests[i]; !s.confirmed(t) && t.dupOf < 0 {
 				idx = append(idx, i)
 			}
 		}
 		if len(idx) == 0 {
 			for i := range s.tests {
-				if s.duplicate(&s.tests[i]) < 0 { // a duplicate's flight tells nothing new
+				if s.tests[i].dupOf < 0 { // a duplicate's flight tells nothing new
 					idx = append(idx, i)
 				}
 			}
@@ -466,7 +462,7 @@ func (s *Search) Observe(c []float64) error {
 	s.Stats.Confirmed, s.Stats.Robust, s.Stats.Duplicates = 0, 0, 0
 	for i := range s.tests {
 		t := &s.tests[i]
-		if s.duplicate(t) >= 0 {
+		if t.dupOf >= 0 {
 			s.Stats.Duplicates++
 			continue
 		}
@@ -488,7 +484,7 @@ func (s *Search) parents() []int {
 	var robust, rest []int
 	for i := range s.tests {
 		t := &s.tests[i]
-		if t.children >= s.cfg.MaxChildren || math.IsInf(t.flights[0], 1) || s.duplicate(t) >= 0 {
+		if t.children >= s.cfg.MaxChildren || math.IsInf(t.flights[0], 1) || t.dupOf >= 0 {
 			continue
 		}
 		if s.robust(t) {

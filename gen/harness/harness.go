@@ -374,8 +374,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 		for i, r := range res {
 			dist[i] = clearanceOf(r)
-			if paths != nil && !r.TimedOut && dist[i] < run.CriticalM {
-				paths[i] = trace.Positions(resampled(r))
+			var pos []geom.Vec3 // a critical flight's 0.5-s positions
+			if !r.TimedOut && dist[i] < run.CriticalM {
+				pos = trace.Positions(resampled(r))
+				if paths != nil {
+					paths[i] = pos
+				}
 			}
 			if r.TimedOut {
 				// The strategy learns that the test found nothing.
@@ -395,7 +399,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: clearanceOf(r), Verdict: r.Verdict, Leg: legOf(o, props[i]),
 				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
 			if t.critical() {
-				t.CriticalLegs = gen.CriticalLegs(gen.LegClearances(cs.Mission.Path(), t.Obstacles, trace.Positions(resampled(r))), run.CriticalM)
+				t.CriticalLegs = gen.CriticalLegs(gen.LegClearances(cs.Mission.Path(), t.Obstacles, pos), run.CriticalM)
 			}
 			if !math.IsNaN(props[i].Pred) {
 				v := math.Round(props[i].Pred*1e4) / 1e4
