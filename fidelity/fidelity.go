@@ -37,7 +37,10 @@ type Config struct {
 	// PathsDir holds PX4's traced XY paths as <mission>-<test>.csv (x,y);
 	// "" = none.
 	PathsDir string
-	Perms    int // permutations for the p-value; 0 = 2000
+	// SeriesDir holds PX4's time series t,x,y,z as <mission>-<test>.csv or
+	// <mission>/<test>.csv, for the speed regimes (SlowShare); "" = none.
+	SeriesDir string
+	Perms     int // permutations for the p-value; 0 = 2000
 	// OnDone, when not nil, is called after each finished flight with the
 	// flights done and in all (never concurrently).
 	OnDone func(done, total int)
@@ -70,6 +73,12 @@ type TestResult struct {
 	// PathErrM is the mean lateral distance between the simulated and
 	// PX4's traced XY paths, nil without a traced path.
 	PathErrM *float64 `json:"path_error_m,omitempty"`
+	// PX4Slow is the share of PX4's airborne time spent slower than
+	// SlowMS, from its time series (nil without one); SimSlow the mean of
+	// the runs' (nil without PX4's series or when no run was airborne long
+	// enough).
+	PX4Slow *float64 `json:"px4_slow_share,omitempty"`
+	SimSlow *float64 `json:"sim_slow_share,omitempty"`
 	// Grounded: PX4's distance is the take-off point's distance to the
 	// nearest footprint (within GroundedTolM) while every simulated flight
 	// came at least GroundedGapM closer: PX4 apparently never left the
@@ -141,6 +150,11 @@ type Stats struct {
 	AirRatio       float64 `json:"airborne_ratio_median"` // simulator / PX4
 	PathN          int     `json:"path_n"`
 	PathErrM       float64 `json:"path_error_mean_m"`
+	// SlowN tests have PX4's time series; PX4Slow and SimSlow are the
+	// medians of their slow shares (TestResult.PX4Slow, SimSlow).
+	SlowN   int     `json:"slow_n"`
+	PX4Slow float64 `json:"px4_slow_share_median"`
+	SimSlow float64 `json:"sim_slow_share_median"`
 }
 
 // Report is the outcome of Evaluate.
@@ -212,13 +226,13 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 	if cfg.OnDone != nil {
 		onDone = func(done int) { cfg.OnDone(done, len(jobs)) }
 	}
-	results, err := run.Batch(ctx, jobs, cfg.Workers, cfg.PathsDir != "", onDone)
+	results, err := run.Batch(ctx, jobs, cfg.Workers, cfg.PathsDir != "" || cfg.SeriesDir != "", onDone)
 	if err != nil {
 		return nil, fmt.Errorf("fidelity: %w", err)
 	}
 	out := make([]TestResult, len(keep))
 	for i := range keep {
-		tr, err := summarize(keep[i], results[i*cfg.Runs:(i+1)*cfg.Runs], cfg.PathsDir)
+		tr, err := summarize(keep[i], results[i*cfg.Runs:(i+1)*cfg.Runs], cfg.PathsDir, cfg.SeriesDir)
 		if err != nil {
 			return nil, fmt.Errorf("line %d (%s): %w", keep[i].Line, keep[i].Test, err)
 		}
@@ -277,7 +291,7 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 }
 
 // summarize is one test's prediction from its runs.
-func summarize(ref Reference, rs []*run.Result, pathsDir string) (TestResult, error) {
+func summarize(ref Reference, rs []*run.Result, pathsDir, seriesDir string) (TestResult, error) {
 	tr := TestResult{Ref: ref, Test: ref.Test, Mission: ref.Mission, Source: ref.Source, PX4M: ref.MinDistM}
 	if !math.IsNaN(ref.AirborneS) {
 		a := ref.AirborneS
@@ -291,7 +305,18 @@ func summarize(ref Reference, rs []*run.Result, pathsDir string) (TestResult, er
 		}
 		px4Path = p
 	}
+	var px4Series []sample
+	if seriesDir != "" {
+		if name := seriesFile(seriesDir, ref.Mission, ref.Test); name != "" {
+			s, err := readSeries(name)
+			if err != nil {
+				return tr, err
+			}
+			px4Series = s
+		}
+	}
 	var pathErr float64
+	slow, slowN := 0.0, 0
 	for _, r := range rs {
 		d := farM
 		if r.MinClearanceM != nil {
@@ -309,6 +334,21 @@ func summarize(ref Reference, rs []*run.Result, pathsDir string) (TestResult, er
 		if len(px4Path) > 1 {
 			// At Aerialist's 0.5-s resampling, enough for a path error.
 			pathErr += lateral(trace.Positions(r.Resampled), px4Path)
+		}
+		if px4Series != nil {
+			if v := slowShare(simSeries(r.Resampled)); !math.IsNaN(v) {
+				slow += v
+				slowN++
+			}
+		}
+	}
+	if px4Series != nil {
+		if v := slowShare(px4Series); !math.IsNaN(v) {
+			tr.PX4Slow = &v
+		}
+		if slowN > 0 {
+			v := slow / float64(slowN)
+			tr.SimSlow = &v
 		}
 	}
 	n := float64(len(rs))
@@ -400,7 +440,7 @@ func readPath(name string) ([]geom.Vec2, error) {
 
 func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 	st := Stats{Group: group, N: len(ts)}
-	var px, sm, pxN, smN, ratio []float64
+	var px, sm, pxN, smN, ratio, pxSlow, smSlow []float64
 	var coll, crit, pathN int
 	var path float64
 	for _, t := range ts {
@@ -425,6 +465,10 @@ func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 			path += *t.PathErrM
 			pathN++
 		}
+		if t.PX4Slow != nil && t.SimSlow != nil {
+			pxSlow = append(pxSlow, *t.PX4Slow)
+			smSlow = append(smSlow, *t.SimSlow)
+		}
 	}
 	n := float64(len(ts))
 	st.MAE /= n
@@ -441,5 +485,7 @@ func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 	if pathN > 0 {
 		st.PathErrM = path / float64(pathN)
 	}
+	st.SlowN = len(pxSlow)
+	st.PX4Slow, st.SimSlow = median(pxSlow), median(smSlow)
 	return st
 }

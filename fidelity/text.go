@@ -31,6 +31,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, g := range r.Groups {
 		row(g)
 	}
+	var slow []Stats
+	for _, s := range append([]Stats{r.Pooled}, r.Groups...) {
+		if s.SlowN > 0 {
+			slow = append(slow, s)
+		}
+	}
+	if len(slow) > 0 {
+		fmt.Fprintf(&b, "share of the airborne time flown slower than %g m/s (over %g s), median of the tests with PX4's time series:\n", SlowMS, SpeedWindowS)
+		fmt.Fprintf(&b, "  %-24s %5s %6s %6s\n", "group", "n", "px4 %", "sim %")
+		for _, s := range slow {
+			fmt.Fprintf(&b, "  %-24s %5d %6s %6s\n", s.Group, s.SlowN, num(100*s.PX4Slow, 1), num(100*s.SimSlow, 1))
+		}
+	}
 	if len(r.Bands) > 0 {
 		b.WriteString("by PX4's clearance (m), pooled:\n")
 		fmt.Fprintf(&b, "  %-11s %5s %8s %8s %6s %9s\n", "px4", "n", "px4 mean", "sim mean", "bias", "sim crit%")
@@ -97,7 +110,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		RhoNear  *float64 `json:"spearman_rho_near"`
 		AirRatio *float64 `json:"airborne_ratio_median"`
 		PathErrM *float64 `json:"path_error_mean_m"`
-	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM)})
+		PX4Slow  *float64 `json:"px4_slow_share_median"`
+		SimSlow  *float64 `json:"sim_slow_share_median"`
+	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM), opt(s.PX4Slow), opt(s.SimSlow)})
 	return b, err
 }
 

@@ -20,6 +20,7 @@ type fidelityFlags struct {
 	gust                  float64
 	json, quirk           bool
 	classes, paths        string
+	series                string
 }
 
 func newFidelityCmd() *cobra.Command {
@@ -45,6 +46,9 @@ permutation p-value (and on the tests where PX4 came within 3 m), mean
 absolute error and bias of the clearance, agreement on collision and on
 critical (< 1.5 m), the median ratio of airborne times, the mean lateral
 distance to PX4's traced paths (--paths) and the tests that disagree most.
+Where PX4's time series are known (--series), the share of the airborne
+time each flew slower than 0.45 m/s (PX4 + PX4-Avoidance spends minutes at
+0.2-0.35 m/s on some flights).
 Then the clearances by band of PX4's clearance, by where the boxes stand
 (beside the mission's straight path, or across it by the detour they
 force), and the repeat scatter:
@@ -75,6 +79,7 @@ Exit status: 0 compared, 2 bad input (the message names the row).`,
 	fl.BoolVar(&f.quirk, "aerialist-quirk", false, "leave out of the flight the boxes Aerialist cannot spawn (rotation printed in exponent notation), still scoring them")
 	fl.StringVar(&f.classes, "classes", "", "keep only these px4_class values (comma-separated)")
 	fl.StringVar(&f.paths, "paths", "", "`DIR` of PX4's traced paths <mission>-<test>.csv; default paths/ beside the reference when present")
+	fl.StringVar(&f.series, "series", "", "`DIR` of PX4's time series t,x,y,z as <mission>-<test>.csv or <mission>/<test>.csv; default series/ or trajectories/ beside the reference when present")
 	return cmd
 }
 
@@ -131,6 +136,15 @@ func runFidelity(cmd *cobra.Command, ref string, f fidelityFlags) error {
 	if cfg.PathsDir == "" {
 		if st, err := os.Stat(filepath.Join(filepath.Dir(ref), "paths")); err == nil && st.IsDir() {
 			cfg.PathsDir = filepath.Join(filepath.Dir(ref), "paths")
+		}
+	}
+	cfg.SeriesDir = f.series
+	for _, d := range []string{"series", "trajectories"} {
+		if cfg.SeriesDir != "" {
+			break
+		}
+		if st, err := os.Stat(filepath.Join(filepath.Dir(ref), d)); err == nil && st.IsDir() {
+			cfg.SeriesDir = filepath.Join(filepath.Dir(ref), d)
 		}
 	}
 	stderr := cmd.ErrOrStderr()
