@@ -51,6 +51,9 @@ type Flight struct {
 type Segment struct {
 	A, B  geom.Vec2
 	Label string
+	// LabelAtB writes the label at B instead of the middle (a corner's
+	// name at its turn).
+	LabelAtB bool
 }
 
 // dpi is the resolution that maps the requested pixel sizes to lengths on

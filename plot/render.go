@@ -198,6 +198,9 @@ func build(f Flight, fs vg.Length) (*gplot.Plot, gplot.Legend) {
 			continue
 		}
 		mid := pts[0].Add(pts[1]).Scale(0.5)
+		if sg.LabelAtB {
+			mid = pts[1]
+		}
 		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: mid.X, Y: mid.Y}}, Labels: []string{sg.Label}})
 		if err == nil {
 			sty := textStyle(fs)

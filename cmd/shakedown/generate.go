@@ -103,7 +103,16 @@ the generated tests, input (Eq. 9–11) and output (Eq. 12–13) diversity,
 and the tests critical beside more than one leg.
 Every test is feasible: no footprint within 1.5 m of the take-off point, a
 waypoint or the landing point, and no wall closing a leg (scenario lint's
-rules, with the waypoint margin widened from 1 m to 1.5 m).`,
+rules, with the waypoint margin widened from 1 m to 1.5 m).
+
+Legs and corners: every leg whose zone is 100 m² or more and every turn of
+the mission inside the placement area with as much zone (the 30 m × 30 m
+square around it, clipped to the area) gets a share of the budget by zone
+area (--legs auto; all: every one; N[,M]: those legs, no corner). A
+corner's tests are constrained-random draws against the last 15 m of the
+leg into the turn or the first 15 m of the leg out of it, whatever the
+strategy (no surrogate: the paper's canonical frame is a straight leg);
+the search climbs from what they find.`,
 		Example: `  shakedown generate mission2 100
   shakedown generate mission4 200 --strategy active --seed 3 --out generated
   shakedown generate mission5 100 --strategy constrained --report
@@ -136,7 +145,7 @@ rules, with the waypoint margin widened from 1 m to 1.5 m).`,
 	fl.IntVar(&f.rounds, "rounds", harness.DefaultRefineRounds, "refinement rounds of the active strategies")
 	fl.IntVar(&f.runs, "runs", harness.DefaultReportRuns, "flights per written test for --report's precision")
 	fl.IntVar(&f.datasetN, "dataset-n", harness.DefaultDatasetN, "tests in a training dataset built by the simulator")
-	fl.StringVar(&f.legs, "legs", "auto", "legs to test: auto (zones of 100 m² or more, the budget split by zone area), all, or leg numbers `N[,M]`")
+	fl.StringVar(&f.legs, "legs", "auto", "legs and corners to test: auto (zones of 100 m² or more, the budget split by zone area), all, or leg numbers `N[,M]` (no corner)")
 	return cmd
 }
 

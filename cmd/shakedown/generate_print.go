@@ -23,8 +23,13 @@ func printGenSummary(w io.Writer, o *harness.Outcome) {
 	}
 	for _, l := range o.Legs {
 		z := l.Zone
-		fmt.Fprintf(w, "leg %d (%.1f, %.1f) → (%.1f, %.1f): zone %.0f m², %d simulations, %d critical, %d timed out\n",
-			l.Leg, z.LegA[0], z.LegA[1], z.LegB[0], z.LegB[1], z.AreaM2, l.Simulations, l.Critical, l.TimedOut)
+		if c := l.CornerAt; c != nil {
+			fmt.Fprintf(w, "corner %d (%.1f, %.1f) → (%.1f, %.1f) → (%.1f, %.1f): zone %.0f m², %d simulations, %d critical, %d timed out\n",
+				l.Corner, z.LegA[0], z.LegA[1], c[0], c[1], z.LegB[0], z.LegB[1], z.AreaM2, l.Simulations, l.Critical, l.TimedOut)
+		} else {
+			fmt.Fprintf(w, "leg %d (%.1f, %.1f) → (%.1f, %.1f): zone %.0f m², %d simulations, %d critical, %d timed out\n",
+				l.Leg, z.LegA[0], z.LegA[1], z.LegB[0], z.LegB[1], z.AreaM2, l.Simulations, l.Critical, l.TimedOut)
+		}
 		if p := l.Pipeline; p != nil {
 			fmt.Fprintf(w, "  pipeline: %d candidates predicted, %d infeasible, %d phase-2 replacements, input diversity %.2f → %.2f (raster), %d retrainings\n",
 				p.Candidates, p.Infeasible, p.Replacements, p.Diversity1, p.Diversity2, p.Retrains)

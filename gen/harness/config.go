@@ -244,13 +244,16 @@ func ParseLegs(s string) (LegChoice, error) {
 	return c, nil
 }
 
-// pick returns the frames c chooses of fs (every leg with a zone).
-func (c LegChoice) pick(fs []gen.Frame) ([]gen.Frame, error) {
+// pick returns the frames c chooses of fs (every leg with a zone) and the
+// corners of cs (every turn in the placement area): auto those of
+// gen.AutoMinAreaM2 or more, all every one, a list those legs and no
+// corner.
+func (c LegChoice) pick(fs []gen.Frame, cs []gen.Corner) ([]gen.Frame, []gen.Corner, error) {
 	switch {
 	case c.All:
-		return fs, nil
+		return fs, cs, nil
 	case len(c.List) == 0:
-		return gen.AutoLegs(fs), nil
+		return gen.AutoLegs(fs), gen.AutoCorners(cs), nil
 	}
 	var out, have []gen.Frame
 	have = fs
@@ -261,9 +264,9 @@ func (c LegChoice) pick(fs []gen.Frame) ([]gen.Frame, error) {
 			for _, f := range fs {
 				with = append(with, strconv.Itoa(f.Index))
 			}
-			return nil, &ConfigError{"legs", n, "a leg whose zone lies in the placement area (" + strings.Join(with, ", ") + ")"}
+			return nil, nil, &ConfigError{"legs", n, "a leg whose zone lies in the placement area (" + strings.Join(with, ", ") + ")"}
 		}
 		out = append(out, have[i])
 	}
-	return out, nil
+	return out, nil, nil
 }

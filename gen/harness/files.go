@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/shakedown-robotics/shakedown/geom"
 	"github.com/shakedown-robotics/shakedown/plot"
@@ -34,8 +35,14 @@ func (o *Outcome) Files() ([]File, error) {
 	area := world.DefaultArea
 	var legs []plot.Segment
 	for _, l := range o.Legs {
-		legs = append(legs, plot.Segment{A: geom.Vec2{X: l.Zone.LegA[0], Y: l.Zone.LegA[1]}, B: geom.Vec2{X: l.Zone.LegB[0], Y: l.Zone.LegB[1]},
-			Label: fmt.Sprintf("leg %d", l.Leg)})
+		a, b := geom.Vec2{X: l.Zone.LegA[0], Y: l.Zone.LegA[1]}, geom.Vec2{X: l.Zone.LegB[0], Y: l.Zone.LegB[1]}
+		if l.CornerAt == nil {
+			legs = append(legs, plot.Segment{A: a, B: b, Label: l.Name()})
+			continue
+		}
+		// A corner: the stretches into and out of the turn.
+		at := geom.Vec2{X: l.CornerAt[0], Y: l.CornerAt[1]}
+		legs = append(legs, plot.Segment{A: a, B: at, Label: l.Name(), LabelAtB: true}, plot.Segment{A: at, B: b})
 	}
 	for r, i := range o.order {
 		t := o.Tests[i]
@@ -55,6 +62,9 @@ func (o *Outcome) Files() ([]File, error) {
 		if t.Leg > 0 {
 			note += fmt.Sprintf(", leg %d", t.Leg)
 		}
+		if t.Corner > 0 {
+			note += fmt.Sprintf(", corner %d", t.Corner)
+		}
 		fl := plot.Flight{Title: fmt.Sprintf("%s (%s, %s): %s", name, o.Mission, o.Strategy, t.Verdict), Area: &area,
 			Obstacles: t.Obstacles, Planned: o.cs.Mission.Path(), Flown: trace.Positions(res.Trace), Start: true, End: true,
 			Note: note, Closest: res.Closest, Legs: legs}
@@ -72,7 +82,7 @@ func (o *Outcome) Files() ([]File, error) {
 	for _, l := range o.Legs {
 		lg := legGeneration{LegOutcome: l, Mission: o.Mission, Strategy: o.Strategy, Tests: []Test{}}
 		for _, t := range o.Tests {
-			if t.Leg == l.Leg {
+			if l.has(&t) {
 				lg.Tests = append(lg.Tests, t)
 			}
 		}
@@ -80,7 +90,7 @@ func (o *Outcome) Files() ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, File{fmt.Sprintf("leg_%d/generation.json", l.Leg), append(b, '\n')})
+		files = append(files, File{strings.ReplaceAll(l.Name(), " ", "_") + "/generation.json", append(b, '\n')})
 	}
 	return files, nil
 }

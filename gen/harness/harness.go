@@ -32,7 +32,10 @@ type Test struct {
 	TimedOut bool    `json:"timed_out"`
 	FlightS  float64 `json:"flight_time_s"`
 	Rank     int     `json:"rank"` // index in the output folder; −1 when not written
-	Leg      int     `json:"leg"`  // the leg the test was generated for; 0 for the random strategy
+	Leg      int     `json:"leg"`  // the leg the test was generated for; 0 for a corner's and the random strategy's
+	// Corner is the turn the test was generated for (LegOutcome.Corner);
+	// 0 for a leg's.
+	Corner int `json:"corner,omitempty"`
 	// Repeats are the clearances of the repeated flights of a written test
 	// (Config.Report).
 	Repeats []float64 `json:"repeats_m,omitempty"`
@@ -201,15 +204,33 @@ type Outcome struct {
 // first: test_0.yaml is Tests[Written()[0]].
 func (o *Outcome) Written() []int { return slices.Clone(o.order) }
 
-// LegOutcome is what a generation did on one leg.
+// LegOutcome is what a generation did on one leg, or on one corner of the
+// mission (Corner > 0, Leg 0).
 type LegOutcome struct {
-	Leg         int                `json:"leg"`   // 1 for the leg from the take-off point to the first item
+	Leg int `json:"leg"` // 1 for the leg from the take-off point to the first item
+	// Corner is the turn's point in the mission path (gen.Corner.Index:
+	// the turn between leg Corner and leg Corner+1); its Zone runs from
+	// leg_from (CornerLegM before the turn) to leg_to (after it), through
+	// CornerAt, and its area is the corner zone's.
+	Corner      int                `json:"corner,omitempty"`
+	CornerAt    *[2]float64        `json:"corner_at,omitempty"`
 	Share       int                `json:"share"` // simulations the leg was given (local: of the seeds; its mutants go where the failures are)
 	Zone        Zone               `json:"zone"`
 	Simulations int                `json:"simulations"`
 	Critical    int                `json:"critical"`
 	TimedOut    int                `json:"timed_out"`
 	Pipeline    *gen.PipelineStats `json:"pipeline,omitempty"`
+}
+
+// has reports whether test t was generated for l.
+func (l *LegOutcome) has(t *Test) bool { return l.Leg == t.Leg && l.Corner == t.Corner }
+
+// Name is "leg N" or "corner N".
+func (l *LegOutcome) Name() string {
+	if l.Corner > 0 {
+		return fmt.Sprintf("corner %d", l.Corner)
+	}
+	return fmt.Sprintf("leg %d", l.Leg)
 }
 
 // Zone describes the canonical frame used.
@@ -267,7 +288,8 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cs.Name, err)
 	}
-	if frames, err = cfg.Legs.pick(frames); err != nil {
+	var corners []gen.Corner
+	if frames, corners, err = cfg.Legs.pick(frames, gen.Corners(cs.Mission.Path(), world.DefaultArea)); err != nil {
 		return nil, fmt.Errorf("%s: %w", cs.Name, err)
 	}
 	e := &env{ctx: ctx, cfg: cfg}
@@ -285,10 +307,13 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		g := gen.Generator{Area: world.DefaultArea, Valid: valid}
 		strat = &gen.Baseline{Draw: g.Random, Rng: rand.New(rand.NewPCG(cfg.Seed, 0x6e7))}
 	} else {
-		weights := make([]float64, len(frames))
-		subs := make([]gen.Strategy, len(frames))
+		weights := make([]float64, len(frames), len(frames)+len(corners))
+		subs := make([]gen.Strategy, len(frames), len(frames)+len(corners))
 		for k := range frames {
 			weights[k] = frames[k].AreaM2()
+		}
+		for _, c := range corners {
+			weights = append(weights, c.AreaM2)
 		}
 		spend := cfg.Budget
 		switch cfg.Strategy {
@@ -317,6 +342,18 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			o.Legs = append(o.Legs, LegOutcome{Leg: f.Index, Share: shares[k], Zone: Zone{LegA: [2]float64{z.Leg.A.X, z.Leg.A.Y}, LegB: [2]float64{z.Leg.B.X, z.Leg.B.Y},
 				S0: z.S0, S1: z.S1, HalfWidthM: z.HalfWidth, AreaM2: f.AreaM2(), ShiftM: f.Shift}})
 		}
+		for k, c := range corners {
+			// A corner has no canonical frame (the paper's is a straight
+			// leg) and so no surrogate: every strategy draws its tests
+			// there with the constrained generator against the legs into
+			// and out of the turn; the search climbs from what they find.
+			rng := rand.New(rand.NewPCG(cfg.Seed, 0xc0e+uint64(c.Index)<<32))
+			subs = append(subs, &gen.Baseline{Draw: c.Draw(valid), Rng: rng})
+			pipes = append(pipes, nil)
+			at := [2]float64{c.At.X, c.At.Y}
+			o.Legs = append(o.Legs, LegOutcome{Corner: c.Index, CornerAt: &at, Share: shares[len(frames)+k],
+				Zone: Zone{LegA: [2]float64{c.In.A.X, c.In.A.Y}, LegB: [2]float64{c.Out.B.X, c.Out.B.Y}, AreaM2: c.AreaM2}})
+		}
 		strat = &gen.Legs{Subs: subs, Weights: weights}
 	}
 	var local *gen.Local
@@ -326,7 +363,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	var search *gen.Search
 	if cfg.Strategy == StratSearch {
-		prior, err := e.prior(frames, o.Legs, valid)
+		prior, err := e.prior(frames, corners, o.Legs, valid)
 		if err != nil {
 			return nil, err
 		}
@@ -396,8 +433,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 				continue
 			}
 			testOf = append(testOf, len(o.Tests))
-			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: clearanceOf(r), Verdict: r.Verdict, Leg: legOf(o, props[i]),
+			t := Test{Obstacles: slices.Clone(props[i].Obstacles), Canonical: props[i].Canon, ClearanceM: clearanceOf(r), Verdict: r.Verdict,
 				Completed: r.Completed, TimedOut: r.TimedOut, FlightS: r.FlightTimeS, Rank: -1, result: r}
+			t.Leg, t.Corner = legOf(o, props[i])
 			if t.critical() {
 				t.CriticalLegs = gen.CriticalLegs(gen.LegClearances(cs.Mission.Path(), t.Obstacles, pos), run.CriticalM)
 			}
@@ -500,7 +538,7 @@ func (e *env) legStrategy(f gen.Frame, rules, feasible, valid func([]world.Box) 
 // as many a leg as its share of the seeds, the legs taken in turn. The
 // training data's flights are not the budget's (Outcome.TrainingSims
 // counts them), and a test of it flown on the mission is a new flight.
-func (e *env) prior(frames []gen.Frame, legs []LegOutcome, valid func([]world.Box) bool) ([]gen.Proposal, error) {
+func (e *env) prior(frames []gen.Frame, corners []gen.Corner, legs []LegOutcome, valid func([]world.Box) bool) ([]gen.Proposal, error) {
 	d := e.cfg.Data
 	if d.Len() == 0 {
 		var err error
@@ -513,7 +551,7 @@ func (e *env) prior(frames []gen.Frame, legs []LegOutcome, valid func([]world.Bo
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(d.Y[a], d.Y[b]) })
-	per := make([][]gen.Proposal, len(frames))
+	per := make([][]gen.Proposal, len(frames)+len(corners))
 	for k, f := range frames {
 		for _, i := range idx {
 			if len(per[k]) == legs[k].Share || !(d.Y[i] < math.Inf(1)) {
@@ -524,6 +562,20 @@ func (e *env) prior(frames []gen.Frame, legs []LegOutcome, valid func([]world.Bo
 			if valid(b) {
 				per[k] = append(per[k], gen.Proposal{Obstacles: b, Canon: canon, Pred: math.NaN(), Leg: k})
 			}
+		}
+	}
+	// The training data has nothing for a turn: a corner's seeds are its
+	// own constrained draws (the corner's strategy draws the same way).
+	for kc, c := range corners {
+		k := len(frames) + kc
+		rng := rand.New(rand.NewPCG(e.cfg.Seed, 0x5eedc0e+uint64(c.Index)<<32))
+		draw := c.Draw(valid)
+		for len(per[k]) < legs[k].Share {
+			t, err := draw(rng)
+			if err != nil {
+				return nil, fmt.Errorf("corner %d: %w", c.Index, err)
+			}
+			per[k] = append(per[k], gen.Proposal{Obstacles: t.Obstacles, Pred: math.NaN(), Leg: k})
 		}
 	}
 	var out []gen.Proposal
@@ -540,13 +592,15 @@ func (e *env) prior(frames []gen.Frame, legs []LegOutcome, valid func([]world.Bo
 	}
 }
 
-// legOf is the leg (Frame.Index) a proposal was generated for; 0 for the
-// random strategy, which has none.
-func legOf(o *Outcome, p gen.Proposal) int {
+// legOf is the leg (Frame.Index) and the corner (gen.Corner.Index) a
+// proposal was generated for, one of them 0; both 0 for the random
+// strategy, which has none.
+func legOf(o *Outcome, p gen.Proposal) (leg, corner int) {
 	if len(o.Legs) == 0 {
-		return 0
+		return 0, 0
 	}
-	return o.Legs[p.Leg].Leg
+	l := o.Legs[p.Leg]
+	return l.Leg, l.Corner
 }
 
 // Feasible returns the feasibility every generated test must have on the
@@ -612,7 +666,7 @@ func rank(o *Outcome) {
 		}
 		o.TimedOut += timedOut
 		for k := range o.Legs {
-			if l := &o.Legs[k]; l.Leg == t.Leg {
+			if l := &o.Legs[k]; l.has(t) {
 				l.Simulations += len(fs)
 				if t.critical() {
 					l.Critical++

@@ -251,7 +251,7 @@ func confirmedOrder(o *Outcome, dup func(int) int) {
 			dups = append(dups, i)
 			o.Tests[i].Rank = -1
 			for k := range o.Legs {
-				if l := &o.Legs[k]; l.Leg == o.Tests[i].Leg {
+				if l := &o.Legs[k]; l.has(&o.Tests[i]) {
 					l.Critical--
 				}
 			}
