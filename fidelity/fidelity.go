@@ -150,8 +150,9 @@ type Stats struct {
 	AirRatio       float64 `json:"airborne_ratio_median"` // simulator / PX4
 	PathN          int     `json:"path_n"`
 	PathErrM       float64 `json:"path_error_mean_m"`
-	// SlowN tests have PX4's time series; PX4Slow and SimSlow are the
-	// medians of their slow shares (TestResult.PX4Slow, SimSlow).
+	// SlowN tests have both slow shares (PX4's from its time series and
+	// the simulator's); PX4Slow and SimSlow are their medians
+	// (TestResult.PX4Slow, SimSlow).
 	SlowN   int     `json:"slow_n"`
 	PX4Slow float64 `json:"px4_slow_share_median"`
 	SimSlow float64 `json:"sim_slow_share_median"`

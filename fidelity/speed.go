@@ -26,6 +26,9 @@ const (
 	SpeedWindowS = 5.0
 	// AirborneZM: samples higher than this above the ground are airborne.
 	AirborneZM = 2.0
+	// CruiseBandM: samples within this of the median airborne height are
+	// at cruise height.
+	CruiseBandM = 2.0
 	// minAirborneS: a series airborne for less has no slow share.
 	minAirborneS = 2 * SpeedWindowS
 )
@@ -33,22 +36,36 @@ const (
 // sample is one point of a time series: t in s, x North, y East, z up (m).
 type sample struct{ t, x, y, z float64 }
 
-// SlowShare returns the share of the airborne time (from the first to the
-// last sample above AirborneZM) spent moving slower than SlowMS
+// slowShare returns the share of the time at cruise height (within
+// CruiseBandM of the median height of the samples above AirborneZM, so
+// that the climb after take-off and the descent to land, slow across the
+// ground by nature, do not count) spent moving slower than SlowMS
 // horizontally, the speed of each sample taken to the first sample at
-// least SpeedWindowS later; NaN when the vehicle was airborne for less
-// than two windows. s must be in time order.
+// least SpeedWindowS later (the last window of the flight has none and is
+// left out); NaN when the vehicle was at cruise height for less than two
+// windows. s must be in time order.
 func slowShare(s []sample) float64 {
+	var zs []float64
+	for _, p := range s {
+		if p.z > AirborneZM {
+			zs = append(zs, p.z)
+		}
+	}
+	if len(zs) == 0 {
+		return math.NaN()
+	}
+	cruise := median(zs)
+	at := func(p sample) bool { return math.Abs(p.z-cruise) < CruiseBandM }
 	first, last := -1, -1
 	for i, p := range s {
-		if p.z > AirborneZM {
+		if at(p) {
 			if first < 0 {
 				first = i
 			}
 			last = i
 		}
 	}
-	if first < 0 || s[last].t-s[first].t < minAirborneS {
+	if s[last].t-s[first].t < minAirborneS {
 		return math.NaN()
 	}
 	slow, all := 0.0, 0.0
@@ -59,6 +76,9 @@ func slowShare(s []sample) float64 {
 		}
 		if s[j].t-s[i].t < SpeedWindowS {
 			break // the last window is shorter than SpeedWindowS
+		}
+		if !at(s[i]) {
+			continue
 		}
 		dt := s[i+1].t - s[i].t
 		v := math.Hypot(s[j].x-s[i].x, s[j].y-s[i].y) / (s[j].t - s[i].t)
@@ -136,8 +156,8 @@ func parseSeries(name string, r io.Reader) ([]sample, error) {
 			v[k] = x
 		}
 		if bad >= 0 {
-			if !header && len(out) == 0 {
-				header = true // the column names
+			if _, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64); err != nil && !header && len(out) == 0 {
+				header = true // the column names (a first field that is no number)
 				continue
 			}
 			return nil, fmt.Errorf("%s:%d: field %d (%s) %q is not a finite number within ±1e7", name, line, bad+1, [4]string{"t", "x", "y", "z"}[bad], strings.TrimSpace(rec[bad]))

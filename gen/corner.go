@@ -38,50 +38,100 @@ type Corner struct {
 }
 
 // Corners returns the turns of the mission path that lie in the placement
-// area, in path order: every waypoint inside it between two legs of at
-// least 1 m that turns the flight by more than 1° (a turn outside the area
-// cannot have a box at it). Points are snapped to LegRoundM first, as the
-// legs' are.
+// area, in path order: every waypoint inside it where the flight turns by
+// more than 1° between the nearest points at least 1 m before and after
+// it (a repeated waypoint hides no turn; a turn outside the area cannot
+// have a box at it), and where one of the two legs' stretches runs at
+// least CornerMinInsideM inside the corner's zone (a tip touching the
+// area's edge leaves no room to draw a test). Points are snapped to
+// LegRoundM first, as the legs' are.
 func Corners(path []geom.Vec3, area world.Area) []Corner {
 	var out []Corner
-	snap := func(p geom.Vec3) geom.Vec2 {
-		return geom.Vec2{X: roundTo(p.X, LegRoundM), Y: roundTo(p.Y, LegRoundM)}
+	pts := make([]geom.Vec2, len(path))
+	for i, p := range path {
+		pts[i] = geom.Vec2{X: roundTo(p.X, LegRoundM), Y: roundTo(p.Y, LegRoundM)}
 	}
-	for i := 1; i+1 < len(path); i++ {
-		a, w, b := snap(path[i-1]), snap(path[i]), snap(path[i+1])
-		in, out2 := w.Sub(a), b.Sub(w)
-		if in.Norm() < 1 || out2.Norm() < 1 {
+	for i := 1; i+1 < len(pts); i++ {
+		w := pts[i]
+		if w.X < area.MinX || w.X > area.MaxX || w.Y < area.MinY || w.Y > area.MaxY {
 			continue
 		}
+		if pts[i-1].Dist(w) < 1 {
+			continue // the same point as the one before: its turn, if any, is counted there
+		}
+		a, b := -1, -1
+		for k := i - 1; k >= 0 && a < 0; k-- {
+			if pts[k].Dist(w) >= 1 {
+				a = k
+			}
+		}
+		for k := i + 1; k < len(pts) && b < 0; k++ {
+			if pts[k].Dist(w) >= 1 {
+				b = k
+			}
+		}
+		if a < 0 || b < 0 {
+			continue
+		}
+		in, out2 := w.Sub(pts[a]), pts[b].Sub(w)
 		cos := in.Dot(out2) / (in.Norm() * out2.Norm())
 		if cos > math.Cos(math.Pi/180) {
 			continue // straight on: no turn
-		}
-		if w.X < area.MinX || w.X > area.MaxX || w.Y < area.MinY || w.Y > area.MaxY {
-			continue
 		}
 		z := world.Area{
 			MinX: math.Max(area.MinX, w.X-CornerHalfM), MaxX: math.Min(area.MaxX, w.X+CornerHalfM),
 			MinY: math.Max(area.MinY, w.Y-CornerHalfM), MaxY: math.Min(area.MaxY, w.Y+CornerHalfM),
 		}
-		if !(z.MaxX > z.MinX && z.MaxY > z.MinY) {
-			continue
-		}
 		lin := math.Min(CornerLegM, in.Norm())
 		lout := math.Min(CornerLegM, out2.Norm())
-		out = append(out, Corner{
+		c := Corner{
 			Index: i, At: w,
 			In:     Leg{A: w.Sub(in.Scale(lin / in.Norm())), B: w},
 			Out:    Leg{A: w, B: w.Add(out2.Scale(lout / out2.Norm()))},
 			Zone:   z,
 			AreaM2: roundTo((z.MaxX-z.MinX)*(z.MaxY-z.MinY), areaRoundM2),
-		})
+		}
+		if math.Max(insideLen(c.In, z), insideLen(c.Out, z)) < CornerMinInsideM {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }
 
+// CornerMinInsideM is how much of one of a corner's two leg stretches must
+// run inside its zone.
+const CornerMinInsideM = 2.0
+
+// insideLen is the length of l inside the rectangle z (Liang–Barsky).
+func insideLen(l Leg, z world.Area) float64 {
+	d := l.B.Sub(l.A)
+	t0, t1 := 0.0, 1.0
+	for _, e := range [4][2]float64{{-d.X, l.A.X - z.MinX}, {d.X, z.MaxX - l.A.X}, {-d.Y, l.A.Y - z.MinY}, {d.Y, z.MaxY - l.A.Y}} {
+		p, q := e[0], e[1]
+		if p == 0 {
+			if q < 0 {
+				return 0
+			}
+			continue
+		}
+		r := q / p
+		if p < 0 {
+			t0 = math.Max(t0, r)
+		} else {
+			t1 = math.Min(t1, r)
+		}
+	}
+	if t1 <= t0 {
+		return 0
+	}
+	return (t1 - t0) * d.Norm()
+}
+
 // AutoCorners returns the corners of cs whose zone is at least
-// AutoMinAreaM2 (room for two small boxes and a passage), in order.
+// AutoMinAreaM2 (room for two small boxes and a passage), in order. In the
+// competition's placement area every corner's is: its waypoint lies
+// inside, so its zone is at least 15 m × 15 m.
 func AutoCorners(cs []Corner) []Corner {
 	var out []Corner
 	for _, c := range cs {

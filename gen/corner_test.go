@@ -37,8 +37,9 @@ func TestCornersSquare(t *testing.T) {
 }
 
 // Every test drawn for a corner lies in its zone, obeys valid, and has its
-// first box intruding into (or beside) one of the two legs within the
-// zone: its footprint comes within 15 m of the turn; both legs are used.
+// first box blocking, partly blocking or beside (a free gap of at most
+// 3 m, the constrained generator's "beside") one of the two legs'
+// stretches; both stretches are used.
 func TestCornerDraw(t *testing.T) {
 	c := Corners(testPath(t, "square"), world.DefaultArea)[1]
 	calls := 0
@@ -57,10 +58,10 @@ func TestCornerDraw(t *testing.T) {
 			}
 		}
 		b := tst.Obstacles[0]
-		dIn := segDistBox(b, c.In)
-		dOut := segDistBox(b, c.Out)
-		if math.Min(dIn, dOut) > 15 {
-			t.Fatalf("first box %+v is %.1f m from the legs", b, math.Min(dIn, dOut))
+		dIn := gapToLeg(b, c.In)
+		dOut := gapToLeg(b, c.Out)
+		if math.Min(dIn, dOut) > 3.05 {
+			t.Fatalf("first box %+v leaves a gap of %.2f m to the legs", b, math.Min(dIn, dOut))
 		}
 		if dIn < dOut {
 			near[0]++
@@ -73,10 +74,43 @@ func TestCornerDraw(t *testing.T) {
 	}
 }
 
-// segDistBox is the distance from the centre of b to leg l.
-func segDistBox(b world.Box, l Leg) float64 {
-	p := geom.Vec2{X: b.X, Y: b.Y}
-	d := l.B.Sub(l.A)
-	s := geom.Clamp(p.Sub(l.A).Dot(d)/d.Dot(d), 0, 1)
-	return p.Dist(l.A.Add(d.Scale(s)))
+// gapToLeg is the free gap between b's footprint and the stretch l (0
+// when they cross), from points every 1 cm along l.
+func gapToLeg(b world.Box, l Leg) float64 {
+	cs := b.Corners()
+	best := math.Inf(1)
+	n := int(l.B.Dist(l.A)/0.01) + 1
+	for k := 0; k <= n; k++ {
+		p := l.A.Add(l.B.Sub(l.A).Scale(float64(k) / float64(n)))
+		if b.Contains(p) {
+			return 0
+		}
+		for j := range cs {
+			best = math.Min(best, geom.PointSegmentDist(p, cs[j], cs[(j+1)%4]))
+		}
+	}
+	return best
+}
+
+// A turn whose waypoint is repeated is still a turn; one whose legs only
+// touch the area's edge is none (no test could be drawn there); a turn
+// just outside the area is none.
+func TestCornersEdges(t *testing.T) {
+	v := func(x, y float64) geom.Vec3 { return geom.Vec3{X: x, Y: y, Z: -10} }
+	area := world.DefaultArea // x −40…30, y 10…40
+	rep := Corners([]geom.Vec3{v(0, 0), v(0, 20), v(0, 20), v(20, 20), v(20, 0)}, area)
+	if len(rep) != 2 || rep[0].Index != 1 || rep[0].Out.B.Dist(geom.Vec2{X: 15, Y: 20}) > 1e-9 || rep[1].Index != 3 {
+		t.Errorf("repeated waypoint: %+v; want the turns at points 1 and 3", rep)
+	}
+	// Out to (0, 10) on the area's edge and straight back: both stretches
+	// run along y < 10, outside the zone.
+	if c := Corners([]geom.Vec3{v(-10, 0), v(0, 10), v(10, 0)}, area); len(c) != 0 {
+		t.Errorf("tip on the edge: %+v; want no corner", c)
+	}
+	if c := Corners([]geom.Vec3{v(0, 0), v(0, 9.99), v(20, 0)}, area); len(c) != 0 {
+		t.Errorf("turn 1 cm outside: %+v", c)
+	}
+	if l := insideLen(Leg{A: geom.Vec2{X: -50, Y: 20}, B: geom.Vec2{X: 50, Y: 20}}, area); math.Abs(l-70) > 1e-9 {
+		t.Errorf("inside length %v; want 70", l)
+	}
 }

@@ -198,9 +198,10 @@ func Wind(gustMS float64) (sim.WindConfig, error) {
 
 // LegChoice is which legs of the mission a generation tests (`generate
 // --legs`): auto (the zero value) every leg whose segment-placement zone
-// is at least gen.AutoMinAreaM2, the budget split by zone area; All every
-// leg with a zone; List the legs given (1 for the leg from the take-off
-// point to the first item, as lint numbers them).
+// is at least gen.AutoMinAreaM2 and every corner (gen.Corners) whose zone
+// is, the budget split by zone area; All every leg with a zone and every
+// corner; List the legs given (1 for the leg from the take-off point to
+// the first item, as lint numbers them) and no corner.
 type LegChoice struct {
 	All  bool
 	List []int

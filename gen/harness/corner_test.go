@@ -36,7 +36,8 @@ func TestRunCorners(t *testing.T) {
 			}
 			continue
 		}
-		if l.Leg != 0 || l.CornerAt == nil || l.Zone.AreaM2 != 600 || l.Share < 1 || l.Simulations != l.Share {
+		if l.Leg != 0 || l.CornerAt == nil || l.CornerZone == nil || l.Zone.AreaM2 != 600 || l.Share < 1 || l.Simulations != l.Share ||
+			(l.CornerZone[1]-l.CornerZone[0])*(l.CornerZone[3]-l.CornerZone[2]) != 600 {
 			t.Errorf("corner %+v: want leg 0, a point, 600 m², a share flown", l)
 		}
 		corners[l.Corner] = l
@@ -94,6 +95,25 @@ func TestRunCorners(t *testing.T) {
 	}
 	if found != 4 {
 		t.Errorf("%d corner files; want 4", found)
+	}
+	// The search seeds each corner with its share of the seeds (its own
+	// draws: the training data has nothing for a turn) and flies them.
+	s, err := Run(context.Background(), Config{CaseStudy: cs, Budget: 30, Seed: 3, DatasetN: 12, Runner: runner(2), Cache: &Cache{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := gen.SearchConfig{}.SeedCount(30)
+	flown := 0
+	for _, l := range s.Legs {
+		if l.Corner > 0 {
+			if l.Share < 1 || l.Simulations < l.Share {
+				t.Errorf("search, corner %d: share %d, %d simulations", l.Corner, l.Share, l.Simulations)
+			}
+			flown += l.Share
+		}
+	}
+	if flown == 0 || flown >= seeds {
+		t.Errorf("search: corners' seeds %d of %d", flown, seeds)
 	}
 	one, err := Run(context.Background(), Config{CaseStudy: cs, Budget: 4, Strategy: StratConstrained, Legs: LegChoice{List: []int{3}}, Runner: runner(1)})
 	if err != nil {

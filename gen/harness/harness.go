@@ -212,8 +212,13 @@ type LegOutcome struct {
 	// the turn between leg Corner and leg Corner+1); its Zone runs from
 	// leg_from (CornerLegM before the turn) to leg_to (after it), through
 	// CornerAt, and its area is the corner zone's.
-	Corner      int                `json:"corner,omitempty"`
-	CornerAt    *[2]float64        `json:"corner_at,omitempty"`
+	Corner   int         `json:"corner,omitempty"`
+	CornerAt *[2]float64 `json:"corner_at,omitempty"`
+	// CornerZone is the corner's zone, the rectangle its boxes are drawn
+	// in: min x, max x, min y, max y (m); Zone's from_m, to_m,
+	// half_width_m and shift_m, which describe a leg's canonical frame,
+	// are 0 for a corner.
+	CornerZone  *[4]float64        `json:"corner_zone,omitempty"`
 	Share       int                `json:"share"` // simulations the leg was given (local: of the seeds; its mutants go where the failures are)
 	Zone        Zone               `json:"zone"`
 	Simulations int                `json:"simulations"`
@@ -351,7 +356,8 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			subs = append(subs, &gen.Baseline{Draw: c.Draw(valid), Rng: rng})
 			pipes = append(pipes, nil)
 			at := [2]float64{c.At.X, c.At.Y}
-			o.Legs = append(o.Legs, LegOutcome{Corner: c.Index, CornerAt: &at, Share: shares[len(frames)+k],
+			cz := [4]float64{c.Zone.MinX, c.Zone.MaxX, c.Zone.MinY, c.Zone.MaxY}
+			o.Legs = append(o.Legs, LegOutcome{Corner: c.Index, CornerAt: &at, CornerZone: &cz, Share: shares[len(frames)+k],
 				Zone: Zone{LegA: [2]float64{c.In.A.X, c.In.A.Y}, LegB: [2]float64{c.Out.B.X, c.Out.B.Y}, AreaM2: c.AreaM2}})
 		}
 		strat = &gen.Legs{Subs: subs, Weights: weights}
