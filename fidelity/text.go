@@ -38,7 +38,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	if len(slow) > 0 {
-		fmt.Fprintf(&b, "share of the airborne time flown slower than %g m/s (over %g s), median of the tests with PX4's time series:\n", SlowMS, SpeedWindowS)
+		fmt.Fprintf(&b, "share of the time at cruise height flown slower than %g m/s (over %g s), median of the tests with PX4's time series:\n", SlowMS, SpeedWindowS)
 		fmt.Fprintf(&b, "  %-24s %5s %6s %6s\n", "group", "n", "px4 %", "sim %")
 		for _, s := range slow {
 			fmt.Fprintf(&b, "  %-24s %5d %6s %6s\n", s.Group, s.SlowN, num(100*s.PX4Slow, 1), num(100*s.SimSlow, 1))

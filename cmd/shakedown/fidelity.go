@@ -46,8 +46,8 @@ permutation p-value (and on the tests where PX4 came within 3 m), mean
 absolute error and bias of the clearance, agreement on collision and on
 critical (< 1.5 m), the median ratio of airborne times, the mean lateral
 distance to PX4's traced paths (--paths) and the tests that disagree most.
-Where PX4's time series are known (--series), the share of the airborne
-time each flew slower than 0.45 m/s (PX4 + PX4-Avoidance spends minutes at
+Where PX4's time series are known (--series), the share of the time at
+cruise height each flew slower than 0.45 m/s (PX4 + PX4-Avoidance spends minutes at
 0.2-0.35 m/s on some flights).
 Then the clearances by band of PX4's clearance, by where the boxes stand
 (beside the mission's straight path, or across it by the detour they
