@@ -39,7 +39,7 @@ type tableRow struct {
 	RMSE      float64 `json:"rmse"`
 	DIn20     float64 `json:"input_diversity_first20"`
 	DOut20    float64 `json:"output_diversity_first20"`
-	Legs      int     `json:"legs"` // legs probed
+	Legs      int     `json:"legs"` // legs and corners probed
 	TrainSims int     `json:"training_simulations"`
 	GenerateS float64 `json:"generate_s"`
 	SimulateS float64 `json:"simulate_s"`
@@ -255,7 +255,7 @@ func renderTable(rows []tableRow, missions, budgets, strats []string) string {
 		{"input diversity first 20", func(r tableRow) float64 { return r.DIn20 }, 1, "%.1f"},
 		{"output diversity first 20", func(r tableRow) float64 { return r.DOut20 }, 1, "%.1f"},
 		{"RMSE generated m", func(r tableRow) float64 { return r.RMSE }, 1, "%.2f"},
-		{"legs", func(r tableRow) float64 { return float64(r.Legs) }, 1, "%.1f"},
+		{"legs and corners", func(r tableRow) float64 { return float64(r.Legs) }, 1, "%.1f"},
 	}
 	header := func(first string) {
 		b.WriteString(first)
