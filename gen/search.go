@@ -39,8 +39,16 @@ type SearchConfig struct {
 	MarginM float64
 	// MaxFlights bounds the flights of a test; 0 = DefaultMaxFlights.
 	MaxFlights int
+	// Screen is how many mutants of a parent the flight model (Search.
+	// Model) scores at a time; the one likeliest to fail that the rules
+	// and the diversity constraint accept is proposed. 0 = DefaultScreen.
+	Screen int
 	MutantConfig
 }
+
+// DefaultScreen is how many mutants of a parent the search's flight model
+// scores at a time.
+const DefaultScreen = 32
 
 // DefaultRobustMarginM is the margin below 1.5 m under which the mean of a
 // confirmed failure's flights makes it robust: over twice the standard
@@ -75,6 +83,9 @@ func (c SearchConfig) withDefaults(budget int) SearchConfig {
 	}
 	if c.MarginM == 0 {
 		c.MarginM = DefaultRobustMarginM
+	}
+	if c.Screen == 0 {
+		c.Screen = DefaultScreen
 	}
 	if c.MaxFlights == 0 {
 		c.MaxFlights = DefaultMaxFlights
@@ -139,7 +150,14 @@ type Search struct {
 	// the paths (ObservePaths; with CriticalM the default 1.5 m, as the
 	// harness gives them); nil = every failure is its own mode.
 	Similar func(a, b []geom.Vec3) bool
-	Rng     *rand.Rand
+	// Model, when set, learns every flight of the search (FlightModel) and
+	// screens the mutants: of Config.Screen mutants of a parent, the one
+	// with the highest predicted probability of a robust failure (closer
+	// than CriticalM − MarginM) that the rules and the diversity constraint
+	// accept is proposed, with its prediction as Pred. nil = the first
+	// mutant they accept.
+	Model *FlightModel
+	Rng   *rand.Rand
 
 	// Stats of the search.
 	Stats SearchStats
@@ -152,6 +170,7 @@ type Search struct {
 	last      []Proposal
 	lastInner int
 	lastPaths [][]geom.Vec3 // of the last proposals' flights (ObservePaths)
+	refit     bool          // Model has flights it was not fitted to
 }
 
 // SearchStats describe a confirmed search.
@@ -360,6 +379,12 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 	if len(s.tests) == 0 {
 		room = max - len(s.last) // nothing flown to confirm or climb from
 	}
+	if s.Model != nil && s.refit && room > 0 {
+		s.refit = false
+		if err := s.Model.Fit(); err != nil {
+			return nil, err
+		}
+	}
 	mutants := 0
 	for ; mutants < min(s.cfg.Round, room); mutants++ {
 		p, ok, err := s.mutant()
@@ -429,6 +454,12 @@ func (s *Search) Observe(c []float64) error {
 		if err := s.Inner.Observe(c[:s.lastInner]); err != nil {
 			return err
 		}
+	}
+	if s.Model != nil {
+		for i, p := range s.last {
+			s.Model.Observe(p.Obstacles, c[i])
+		}
+		s.refit = s.refit || len(s.last) > 0
 	}
 	for i, p := range s.last {
 		if p.Refly > 0 {
@@ -519,6 +550,62 @@ func (s *Search) mutant() (Proposal, bool, error) {
 		}
 	}
 	diverse := func(b []world.Box) (bool, error) { return Diverse(b, others, s.cfg.MaxIoU, s.IoU) }
-	return s.cfg.firstMutant(s.Rng, s.parents(), func(i int) (Proposal, *int) { return s.tests[i].p, &s.tests[i].children },
-		s.Valid, diverse, &s.Stats.Rejected)
+	parent := func(i int) (Proposal, *int) { return s.tests[i].p, &s.tests[i].children }
+	if s.Model == nil || !s.Model.Ready() {
+		return s.cfg.firstMutant(s.Rng, s.parents(), parent, s.Valid, diverse, &s.Stats.Rejected)
+	}
+	below := s.cfg.CriticalM - s.cfg.MarginM
+	for _, pi := range s.parents() {
+		p, children := parent(pi)
+		boxes, pred, r, err := s.screenMutant(p.Obstacles, below, diverse)
+		s.Stats.Rejected += r
+		if err != nil {
+			return Proposal{}, false, err
+		}
+		if boxes == nil {
+			*children = s.cfg.MaxChildren // nothing near it passes
+			continue
+		}
+		*children++
+		return Proposal{Obstacles: boxes, Pred: pred, Leg: p.Leg}, true, nil
+	}
+	return Proposal{}, false, nil
+}
+
+// screenMutant draws mutants of parent Config.Screen at a time, up to
+// Tries in all, and returns the one of a batch that the model finds
+// likeliest to come closer than below and that Valid and diverse accept,
+// with its predicted clearance; nil when no draw is accepted. rejected
+// counts the draws refused.
+func (s *Search) screenMutant(parent []world.Box, below float64, diverse func([]world.Box) (bool, error)) (boxes []world.Box, pred float64, rejected int, err error) {
+	type cand struct {
+		b       []world.Box
+		p, mean float64
+	}
+	batch := make([]cand, 0, s.cfg.Screen)
+	for drawn := 0; drawn < s.cfg.Tries; {
+		batch = batch[:0]
+		for ; len(batch) < s.cfg.Screen && drawn < s.cfg.Tries; drawn++ {
+			b := Mutate(s.Rng, parent)
+			p, mean := s.Model.FailProbability(b, below)
+			batch = append(batch, cand{b, p, mean})
+		}
+		slices.SortStableFunc(batch, func(a, b cand) int { return cmp.Compare(b.p, a.p) })
+		for _, c := range batch {
+			if !s.Valid(c.b) {
+				rejected++
+				continue
+			}
+			ok, err := diverse(c.b)
+			if err != nil {
+				return nil, 0, rejected, err
+			}
+			if !ok {
+				rejected++
+				continue
+			}
+			return c.b, c.mean, rejected, nil
+		}
+	}
+	return nil, 0, rejected, nil
 }

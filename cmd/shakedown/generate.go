@@ -22,26 +22,27 @@ import (
 )
 
 type generateFlags struct {
-	strategy string
-	seed     uint64
-	model    string
-	data     string
-	out      string
-	report   bool
-	json     bool
-	workers  int
-	gust     float64
-	timeout  float64
-	cacheDir string
-	batch    int
-	margin   float64
-	rounds   int
-	runs     int
-	datasetN int
-	legs     string
-	exec     execFlags        // --executor, --nats, --db
-	quiet    bool             // no progress bars (tests, harness)
-	now      func() time.Time // the clock naming the output folder
+	strategy    string
+	seed        uint64
+	model       string
+	data        string
+	out         string
+	report      bool
+	json        bool
+	workers     int
+	gust        float64
+	timeout     float64
+	cacheDir    string
+	batch       int
+	margin      float64
+	rounds      int
+	runs        int
+	datasetN    int
+	legs        string
+	flightModel string
+	exec        execFlags        // --executor, --nats, --db
+	quiet       bool             // no progress bars (tests, harness)
+	now         func() time.Time // the clock naming the output folder
 }
 
 func newGenerateCmd() *cobra.Command {
@@ -145,6 +146,7 @@ the search climbs from what they find.`,
 	fl.IntVar(&f.rounds, "rounds", harness.DefaultRefineRounds, "refinement rounds of the active strategies")
 	fl.IntVar(&f.runs, "runs", harness.DefaultReportRuns, "flights per written test for --report's precision")
 	fl.IntVar(&f.datasetN, "dataset-n", harness.DefaultDatasetN, "tests in a training dataset built by the simulator")
+	fl.StringVar(&f.flightModel, "flight-model", harness.DefaultFlightModel, "the search's own surrogate, learnt from its flights, that picks its mutants: "+strings.Join(harness.FlightModels, ", ")+" (context: with the legs passing each box and its nearest waypoint)")
 	fl.StringVar(&f.legs, "legs", "auto", "legs and corners to test: auto (zones of 100 m² or more, the budget split by zone area), all, or leg numbers `N[,M]` (no corner)")
 	return cmd
 }
@@ -211,7 +213,8 @@ func generate(ctx context.Context, stderr io.Writer, arg string, budget int, f g
 		return nil, fmt.Errorf("--timeout %v: want a finite number of seconds > 0", f.timeout)
 	}
 	cfg := harness.Config{Budget: budget, Strategy: f.strategy, Seed: f.seed, GustMS: f.gust, TimeoutS: f.timeout,
-		Batch: f.batch, MarginM: f.margin, Rounds: f.rounds, Report: f.report, Runs: f.runs, DatasetN: f.datasetN}
+		Batch: f.batch, MarginM: f.margin, Rounds: f.rounds, Report: f.report, Runs: f.runs, DatasetN: f.datasetN,
+		FlightModel: f.flightModel}
 	legs, err := harness.ParseLegs(f.legs)
 	if err != nil {
 		return nil, flagError(err)

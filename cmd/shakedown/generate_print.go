@@ -21,6 +21,10 @@ func printGenSummary(w io.Writer, o *harness.Outcome) {
 		fmt.Fprintf(w, "search: %d seeds, %d mutants, %d confirmation flights, %d confirmed (%d robust), %d mutant draws refused, %d failures not written (they fly as a written test)\n",
 			s.Seeds, s.Mutants, s.Reflights, s.Confirmed, s.Robust, s.Rejected, o.Duplicates)
 	}
+	if m := o.FlightModel; m != nil {
+		fmt.Fprintf(w, "flight model (%s): %d fits, last on %d flights, leave-one-out RMSE %.2f m (length scale %.2g, noise %.2f m), %d mutants scored\n",
+			m.Name, m.Fits, m.Flights, m.LOORMSE, m.LengthScale, m.NoiseSD, m.Scored)
+	}
 	for _, l := range o.Legs {
 		z := l.Zone
 		if c := l.CornerAt; c != nil {

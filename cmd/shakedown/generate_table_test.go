@@ -65,7 +65,8 @@ func envList(name, def string) []string {
 // Each generation is appended to $SHAKEDOWN_TABLE/runs.jsonl as it ends
 // and skipped when already there, so an interrupted run resumes; the
 // table is written to $SHAKEDOWN_TABLE/table.md. SHAKEDOWN_TABLE_MISSIONS,
-// _BUDGETS, _SEEDS and _STRATEGIES (strategy[+mMARGIN], comma-separated)
+// _BUDGETS, _SEEDS and _STRATEGIES (strategy[+mMARGIN][+fFLIGHTMODEL],
+// comma-separated: search+foff is the search without its flight model)
 // narrow it.
 func TestGenerateTable(t *testing.T) {
 	dir := os.Getenv("SHAKEDOWN_TABLE")
@@ -111,7 +112,7 @@ func TestGenerateTable(t *testing.T) {
 	// Build the cached datasets first, one at a time.
 	for _, m := range missions {
 		for _, s := range strats {
-			name, _, _ := strings.Cut(s, "+m")
+			name, _, _ := tableStrategy(s)
 			if name == harness.StratRandom || name == harness.StratConstrained {
 				continue
 			}
@@ -146,9 +147,9 @@ func TestGenerateTable(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				name, ms, _ := strings.Cut(j.strat, "+m")
-				margin, _ := strconv.ParseFloat(ms, 64)
+				name, margin, fm := tableStrategy(j.strat)
 				f := tableFlags(cache, name, margin, j.seed)
+				f.flightModel = fm
 				o, err := generate(context.Background(), io.Discard, j.mission, j.budget, f)
 				if err != nil {
 					t.Errorf("%+v: %v", j, err)
@@ -189,6 +190,21 @@ func TestGenerateTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("\n" + md)
+}
+
+// tableStrategy parses strategy[+mMARGIN][+fFLIGHTMODEL]; the flight
+// model is "" (the default) when not named.
+func tableStrategy(s string) (name string, margin float64, flightModel string) {
+	parts := strings.Split(s, "+")
+	for _, p := range parts[1:] {
+		switch {
+		case strings.HasPrefix(p, "m"):
+			margin, _ = strconv.ParseFloat(p[1:], 64)
+		case strings.HasPrefix(p, "f"):
+			flightModel = p[1:]
+		}
+	}
+	return parts[0], margin, flightModel
 }
 
 func tableFlags(cache, strategy string, margin float64, seed uint64) generateFlags {

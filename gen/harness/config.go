@@ -45,6 +45,21 @@ const (
 // pipeline stays StratSurrogate.
 const DefaultStrategy = StratSearch
 
+// The flight models of the search (Config.FlightModel, gen.FlightModel):
+// the search's own Gaussian-process surrogate, learnt from its flights on
+// the mission, which screens its mutants.
+const (
+	FlightModelContext = "context" // with the flight-context features (legs passing a box, nearest waypoint)
+	FlightModelPlain   = "plain"   // the boxes and their gap only
+	FlightModelOff     = "off"     // no screening: the first mutant the rules accept
+)
+
+// DefaultFlightModel is the flight model of a search that names none.
+const DefaultFlightModel = FlightModelContext
+
+// FlightModels lists the flight models, in the order the CLI documents them.
+var FlightModels = []string{FlightModelContext, FlightModelPlain, FlightModelOff}
+
 // Strategies lists the strategies, in the order the CLI documents them.
 var Strategies = []string{StratRandom, StratConstrained, StratSurrogate, StratActive, StratMission, StratMissionActive, StratLocal, StratSearch}
 
@@ -96,6 +111,9 @@ type Config struct {
 
 	// Legs chooses the legs tested; the zero value is auto.
 	Legs LegChoice
+	// FlightModel is the search's flight model, one of FlightModels; "" =
+	// DefaultFlightModel. Only the search uses one.
+	FlightModel string
 	// Runner flies the simulations: its executor and store (required).
 	// Every flight of the generation, datasets included, goes through it.
 	Runner *campaign.Runner
@@ -139,6 +157,9 @@ func (c Config) withDefaults() Config {
 	if c.Rounds == 0 {
 		c.Rounds = DefaultRefineRounds
 	}
+	if c.FlightModel == "" {
+		c.FlightModel = DefaultFlightModel
+	}
 	if c.Runs == 0 {
 		c.Runs = DefaultReportRuns
 	}
@@ -164,6 +185,8 @@ func (c Config) Validate() error {
 		return bad("budget", c.Budget, "1 to 1000000 simulations")
 	case !slices.Contains(Strategies, c.Strategy):
 		return bad("strategy", fmt.Sprintf("%q", c.Strategy), "one of "+strings.Join(Strategies, ", "))
+	case !slices.Contains(FlightModels, c.FlightModel):
+		return bad("flight-model", fmt.Sprintf("%q", c.FlightModel), "one of "+strings.Join(FlightModels, ", "))
 	case !(c.TimeoutS > 0) || math.IsInf(c.TimeoutS, 0):
 		return bad("timeout", c.TimeoutS, "a finite number of seconds > 0")
 	case c.Batch < 0 || c.Batch > 1_000_000:

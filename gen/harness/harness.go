@@ -186,6 +186,8 @@ type Outcome struct {
 	BestM      OptFloat         `json:"best_distance_m"`
 	Local      *gen.LocalStats  `json:"local_search,omitempty"`
 	Search     *gen.SearchStats `json:"search,omitempty"`
+	// FlightModel describes the search's flight model, when it had one.
+	FlightModel *FlightModelOutcome `json:"flight_model,omitempty"`
 	// Legs are the legs tested, in mission order: none for the random
 	// strategy, which draws over the whole area.
 	Legs         []LegOutcome `json:"legs"`
@@ -374,6 +376,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			return nil, err
 		}
 		search = &gen.Search{Inner: strat, Prior: prior, Valid: valid, Similar: similarFlights(), Rng: rand.New(rand.NewPCG(cfg.Seed, 0x5ea4c))}
+		switch cfg.FlightModel {
+		case FlightModelContext:
+			search.Model = &gen.FlightModel{Context: &gen.FlightContext{Path: cs.Mission.Path()}}
+		case FlightModelPlain:
+			search.Model = &gen.FlightModel{}
+		}
 		strat = search
 	}
 	o.ModelS = e.since(t0)
@@ -484,6 +492,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if search != nil {
 		st := search.Stats
 		o.Search = &st
+		if search.Model != nil {
+			fm := FlightModelOutcome{Name: cfg.FlightModel, FlightModelStats: search.Model.Stats}
+			o.FlightModel = &fm
+		}
 		confirmedOrder(o, search.DuplicateOf)
 	}
 	if cfg.Report {
@@ -492,6 +504,13 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 	return o, nil
+}
+
+// FlightModelOutcome is the search's flight model (Config.FlightModel) and
+// its fits.
+type FlightModelOutcome struct {
+	Name string `json:"name"`
+	gen.FlightModelStats
 }
 
 // legStrategy builds the strategy of cfg.Strategy (not random) for one
