@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"sync"
@@ -188,6 +189,37 @@ func TestRunSearchConfirmed(t *testing.T) {
 	b, _ := json.Marshal(again)
 	if string(a) != string(b) {
 		t.Error("the same seed gave another generation.json")
+	}
+	// The default flight model, with the flight context, screened the
+	// mutants and predicted each.
+	if fm := o.FlightModel; fm == nil || fm.Name != FlightModelContext || fm.Fits == 0 || fm.Scored == 0 || fm.Flights == 0 {
+		t.Errorf("flight model %+v; want the context model, fitted and scoring", fm)
+	}
+	predicted := 0
+	for _, tc := range o.Tests {
+		if tc.Predicted != nil {
+			predicted++
+		}
+	}
+	if predicted == 0 || predicted > o.Search.Mutants {
+		t.Errorf("%d tests predicted, %d mutants", predicted, o.Search.Mutants)
+	}
+	off, err := Run(context.Background(), Config{CaseStudy: mission(t, "mission2"), Budget: 40, Strategy: StratSearch, Seed: 3, Model: m,
+		Batch: 10, DatasetN: 40, FlightModel: FlightModelOff, Runner: &campaign.Runner{Exec: &fakeSim{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.FlightModel != nil {
+		t.Errorf("flight model off: %+v", off.FlightModel)
+	}
+	for _, tc := range off.Tests {
+		if tc.Predicted != nil {
+			t.Errorf("flight model off: a test predicted at %v m", *tc.Predicted)
+		}
+	}
+	var ce *ConfigError
+	if err := (Config{Budget: 1, FlightModel: "gp"}).Validate(); !errors.As(err, &ce) || ce.Field != "flight-model" {
+		t.Errorf("flight model \"gp\": %v; want a flight-model error", err)
 	}
 	t.Logf("kinds %v, %d critical flights, %d critical tests, %d confirmed; search %+v", kinds, o.CriticalFlights, o.Critical, o.Confirmed, *o.Search)
 }
