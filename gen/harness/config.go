@@ -32,8 +32,9 @@ const (
 	// StratSearch seeds with the training data's closest tests mapped onto
 	// each leg (and the pipeline for what they leave), re-flies every failure within
 	// the budget until it is confirmed or disproved, searches around the
-	// robust ones (gen.Search), and writes the confirmed tests first,
-	// ordered for output diversity (beyond the paper).
+	// robust ones (gen.Search) with mutants picked by its flight model
+	// (Config.FlightModel), and writes the confirmed tests first, ordered
+	// for output diversity (beyond the paper).
 	StratSearch = "search"
 )
 
