@@ -217,6 +217,7 @@ func TestGenerateBadInput(t *testing.T) {
 		{"unreadable model", []string{"mission2", "10", "--model", garbage}, "garbage.json:1"},
 		{"unknown strategy", []string{"mission2", "10", "--strategy", "genius"}, `--strategy "genius"`},
 		{"margin", []string{"mission2", "10", "--margin", "2"}, "--margin"},
+		{"unknown flight model", []string{"mission2", "10", "--flight-model", "oracle"}, `--flight-model "oracle"`},
 		{"legs not numbers", []string{"mission2", "10", "--legs", "two"}, `--legs "two"`},
 		{"a leg twice", []string{"mission2", "10", "--legs", "2,2"}, "2 twice"},
 		{"a leg outside the area", []string{"mission2", "10", "--strategy", "constrained", "--legs", "1"}, "placement area (2, 3)"},
