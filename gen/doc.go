@@ -14,7 +14,15 @@
 //     input diversity (Eq. 9–11), phase 3 is the harness flying the
 //     leaderboard (Pipeline, KeepClosest, Diversifier), with extensions
 //     beyond the paper: active refinement of the surrogate between rounds
-//     and a criticality margin for phase 2.
+//     and a criticality margin for phase 2;
+//   - beyond the paper, searches that spend the simulator's cheapness: the
+//     local search around failures (Local) and the confirmed search
+//     (Search), which re-flies each failure until it is confirmed or
+//     disproved, leaves out failures that fly as one it has, and picks its
+//     mutants with a Gaussian process of its own flights on the mission
+//     whose features include each box's flight context: the legs passing
+//     it and its nearest waypoint (FlightModel, FlightContext); every leg
+//     and every corner of the mission (Legs, Corners).
 //
 // Generators talk to the harness by reverse communication (Strategy):
 // they propose tests, the harness flies them and hands back each minimum
