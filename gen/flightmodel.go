@@ -2,6 +2,7 @@ package gen
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -37,8 +38,8 @@ func (c *FlightContext) boxContext(b world.Box) (dWP, dLeg float64, near int) {
 	dWP, dLeg = math.Inf(1), math.Inf(1)
 	for i, p := range c.Path {
 		dWP = math.Min(dWP, b.Distance(p.XY()))
-		if i == 0 {
-			continue
+		if i == 0 || c.Path[i-1].XY().Dist(p.XY()) < 1e-6 {
+			continue // no leg, or a vertical one (the climb)
 		}
 		d := footprintSegmentDist(b, c.Path[i-1].XY(), p.XY())
 		dLeg = math.Min(dLeg, d)
@@ -84,16 +85,22 @@ type FlightModel struct {
 	// safe as any; 0 = DefaultClipM.
 	ClipM float64
 
-	xs    [][]float64 // features of each flight's test
-	ns    []int       // boxes of each
-	ys    []float64
+	// One row per test: its features, box count, the sum and the number
+	// of its flights; key finds a test's row by its boxes.
+	xs    [][]float64
+	ns    []int
+	sums  []float64
+	cnt   []int
+	key   map[string]int
+	ys    []float64 // each row's mean flight, at the last fit
+	self  []float64 // each row's kernel with itself, at the last fit
 	alpha []float64
 	chol  mat.Cholesky
 	mean  float64
 	sf2   float64 // signal variance
 	ell   float64 // length scale (standardised features)
-	noise float64 // noise variance ratio to sf2
-	fitN  int     // flights at the last choice of ell and noise
+	noise float64 // a flight's noise variance, as a ratio to sf2
+	fitN  int     // rows at the last choice of ell and noise
 	ok    bool
 
 	// Stats describe the model's fits.
@@ -103,10 +110,13 @@ type FlightModel struct {
 // FlightModelStats describe a FlightModel's fits.
 type FlightModelStats struct {
 	Fits int `json:"fits"`
-	// Flights is how many flights the last fit learnt from.
+	// Flights and Tests are how many flights, of how many tests, the last
+	// fit learnt from.
 	Flights int `json:"flights"`
-	// LOORMSE is the leave-one-out error of the last choice of length
-	// scale and noise, m.
+	Tests   int `json:"tests"`
+	// LOORMSE is the leave-one-out error (one test and all its flights
+	// left out) of the mean flight of a test, m, at the last choice of
+	// length scale and noise.
 	LOORMSE float64 `json:"loo_rmse_m"`
 	// LengthScale and NoiseSD are the last choice.
 	LengthScale float64 `json:"length_scale"`
@@ -154,7 +164,7 @@ func (m *FlightModel) features(boxes []world.Box) ([]float64, int) {
 		x = append(x, b.X/4, b.Y/4, long/3, short/3, (long-short)*c/6, (long-short)*s/6)
 		if m.Context != nil {
 			dWP, dLeg, near := m.Context.boxContext(b)
-			x = append(x, math.Min(dWP, contextClipM)/3, math.Min(dLeg, contextClipM)/3, float64(near))
+			x = append(x, math.Min(dWP, contextClipM)/3, math.Min(dLeg, contextClipM)/3, float64(near)/2)
 		}
 	}
 	return x, len(boxes)
@@ -222,45 +232,66 @@ func kern(a []float64, na int, b []float64, nb int, ell float64) float64 {
 	for _, p := range ps {
 		s += math.Exp(-sqDist(a, b, na, p) / (2 * ell * ell))
 	}
-	// Normalised so that a test correlates 1 with itself when its boxes are
-	// far apart in feature space.
+	// The mean over the orders; the model divides by the geometric mean of
+	// the two tests' kernels with themselves, so that every test
+	// correlates 1 with itself however alike its own boxes are.
 	return s / float64(len(ps))
 }
 
-// Observe adds the flights of a test: its boxes and each flight's minimum
-// clearance. It does not refit (Fit).
+// Observe adds flights of a test: its boxes and each flight's minimum
+// clearance (NaN and −Inf are not learnt; above ClipM counts as ClipM).
+// Flights of boxes observed before join that test's. It does not refit
+// (Fit).
 func (m *FlightModel) Observe(boxes []world.Box, clearanceM ...float64) {
-	x, n := m.features(boxes)
 	clip := m.ClipM
 	if clip == 0 {
 		clip = DefaultClipM
 	}
+	k := fmt.Sprint(boxes)
 	for _, y := range clearanceM {
-		if math.IsNaN(y) {
+		if math.IsNaN(y) || math.IsInf(y, -1) {
 			continue
 		}
-		m.xs, m.ns, m.ys = append(m.xs, x), append(m.ns, n), append(m.ys, math.Min(y, clip))
+		i, ok := m.key[k]
+		if !ok {
+			if m.key == nil {
+				m.key = map[string]int{}
+			}
+			x, n := m.features(boxes)
+			i = len(m.xs)
+			m.key[k] = i
+			m.xs, m.ns, m.sums, m.cnt = append(m.xs, x), append(m.ns, n), append(m.sums, 0), append(m.cnt, 0)
+		}
+		m.sums[i] += math.Min(y, clip)
+		m.cnt[i]++
 	}
 }
 
 // Fit refits the model on every flight observed; with fewer than a few
-// flights the model predicts nothing (Ready is false).
+// flights the model predicts nothing (Ready is false), and when no kernel
+// matrix can be factored it is not Ready and Fit returns the error.
 func (m *FlightModel) Fit() error {
-	n := len(m.ys)
 	m.ok = false
-	if n < minFlightModelN {
+	flights := 0
+	for _, c := range m.cnt {
+		flights += c
+	}
+	n := len(m.xs)
+	if flights < minFlightModelN || n < 2 {
 		return nil
 	}
+	m.ys = make([]float64, n)
 	m.mean = 0
-	for _, y := range m.ys {
-		m.mean += y
+	for i := range n {
+		m.ys[i] = m.sums[i] / float64(m.cnt[i])
+		m.mean += m.sums[i]
 	}
-	m.mean /= float64(n)
+	m.mean /= float64(flights)
 	m.sf2 = 0
-	for _, y := range m.ys {
-		m.sf2 += (y - m.mean) * (y - m.mean)
+	for i, y := range m.ys {
+		m.sf2 += float64(m.cnt[i]) * (y - m.mean) * (y - m.mean)
 	}
-	m.sf2 = math.Max(m.sf2/float64(n), 0.01)
+	m.sf2 = math.Max(m.sf2/float64(flights), 0.01)
 	if m.fitN == 0 || n >= 2*m.fitN {
 		best := math.Inf(1)
 		for _, ell := range flightModelElls {
@@ -282,19 +313,23 @@ func (m *FlightModel) Fit() error {
 		return err
 	}
 	m.Stats.Fits++
-	m.Stats.Flights = n
+	m.Stats.Flights, m.Stats.Tests = flights, n
 	m.ok = true
 	return nil
 }
 
 // factor builds and factors the kernel matrix and solves for alpha.
 func (m *FlightModel) factor(n int, ell, noiseRatio float64) error {
+	m.self = m.self[:0]
+	for i := range n {
+		m.self = append(m.self, kern(m.xs[i], m.ns[i], m.xs[i], m.ns[i], ell))
+	}
 	k := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			v := m.sf2 * kern(m.xs[i], m.ns[i], m.xs[j], m.ns[j], ell)
+			v := m.sf2 * kern(m.xs[i], m.ns[i], m.xs[j], m.ns[j], ell) / math.Sqrt(m.self[i]*m.self[j])
 			if i == j {
-				v += noiseRatio * m.sf2
+				v += noiseRatio * m.sf2 / float64(m.cnt[i])
 			}
 			k.SetSym(i, j, v)
 		}
@@ -315,7 +350,8 @@ func (m *FlightModel) factor(n int, ell, noiseRatio float64) error {
 }
 
 // loo is the leave-one-out RMSE of the model with length scale ell and
-// noise ratio nr: residual i is alpha_i / (K⁻¹)_ii.
+// noise ratio nr, a test (a row: all its flights) left out at a time:
+// residual i is alpha_i / (K⁻¹)_ii.
 func (m *FlightModel) loo(n int, ell, nr float64) (float64, error) {
 	if err := m.factor(n, ell, nr); err != nil {
 		return 0, err
@@ -344,10 +380,11 @@ func (m *FlightModel) Predict(boxes []world.Box) (mean, sd float64) {
 	m.Stats.Scored++
 	x, nb := m.features(boxes)
 	n := len(m.ys)
+	self := kern(x, nb, x, nb, m.ell)
 	kv := mat.NewVecDense(n, nil)
 	mean = m.mean
 	for i := range n {
-		v := m.sf2 * kern(x, nb, m.xs[i], m.ns[i], m.ell)
+		v := m.sf2 * kern(x, nb, m.xs[i], m.ns[i], m.ell) / math.Sqrt(self*m.self[i])
 		kv.SetVec(i, v)
 		mean += v * m.alpha[i]
 	}
@@ -355,7 +392,7 @@ func (m *FlightModel) Predict(boxes []world.Box) (mean, sd float64) {
 	if err := m.chol.SolveVecTo(&w, kv); err != nil {
 		return mean, math.Sqrt(m.sf2 * (1 + m.noise))
 	}
-	v := m.sf2*(kern(x, nb, x, nb, m.ell)+m.noise) - mat.Dot(kv, &w)
+	v := m.sf2*(1+m.noise) - mat.Dot(kv, &w)
 	return mean, math.Sqrt(math.Max(v, 1e-6))
 }
 

@@ -3,6 +3,7 @@ package gen
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/shakedown-robotics/shakedown/geom"
@@ -230,5 +231,89 @@ func BenchmarkFlightModelFit(b *testing.B) {
 		if err := m.Fit(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFlightModelRows: the flights of one test are one row of the model,
+// whose prediction there follows their mean; what is not a clearance is
+// not learnt; a box turned by 180° is the same box; the same flights give
+// the same bits.
+func TestFlightModelRows(t *testing.T) {
+	build := func() *FlightModel {
+		m := &FlightModel{Context: &FlightContext{Path: lPath}}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for range 30 {
+			b := randomPair(rng)
+			m.Observe(b, clearanceNear(b))
+		}
+		rep := []world.Box{{L: 2, W: 3, H: 20, X: 3, Y: 25, R: 10}, {L: 5, W: 4, H: 20, X: -18, Y: 30, R: 40}}
+		m.Observe(rep, 0.4, 0.5)
+		m.Observe(rep, 0.6, math.NaN(), math.Inf(-1))
+		m.Observe(slices.Clone(rep), 0.5) // the same boxes in another slice
+		if err := m.Fit(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := build()
+	if m.Stats.Tests != 31 || m.Stats.Flights != 34 {
+		t.Fatalf("%d tests, %d flights; want 31 and 34", m.Stats.Tests, m.Stats.Flights)
+	}
+	rep := []world.Box{{L: 2, W: 3, H: 20, X: 3, Y: 25, R: 10}, {L: 5, W: 4, H: 20, X: -18, Y: 30, R: 40}}
+	mu, sd := m.Predict(rep)
+	if math.Abs(mu-0.5) > 0.3 {
+		t.Errorf("a test flown 4 times at 0.4–0.6 m predicted at %.2f m", mu)
+	}
+	turned := slices.Clone(rep)
+	turned[0].R += 180
+	mu2, sd2 := m.Predict(turned)
+	if math.Abs(mu2-mu) > 1e-9 || math.Abs(sd2-sd) > 1e-9 {
+		t.Errorf("turned by 180°: %v ± %v against %v ± %v", mu2, sd2, mu, sd)
+	}
+	again := build()
+	if a, b := again.Predict(rep); a != mu || b != sd {
+		t.Errorf("the same flights: %v ± %v, then %v ± %v", mu, sd, a, b)
+	}
+}
+
+// TestFlightModelLeaveOneOut: the closed-form leave-one-out residuals are
+// those of refitting without each test.
+func TestFlightModelLeaveOneOut(t *testing.T) {
+	m := &FlightModel{}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20 {
+		b := randomPair(rng)
+		m.Observe(b, clearanceNear(b), clearanceNear(b)+0.1)
+	}
+	if err := m.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	n := len(m.xs)
+	closed, err := m.loo(n, m.ell, m.noise)
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := 0.0
+	for i := range n {
+		o := &FlightModel{mean: m.mean, sf2: m.sf2, ell: m.ell, noise: m.noise, ok: true}
+		for j := range n {
+			if j != i {
+				o.xs, o.ns, o.cnt = append(o.xs, m.xs[j]), append(o.ns, m.ns[j]), append(o.cnt, m.cnt[j])
+				o.ys = append(o.ys, m.ys[j])
+			}
+		}
+		if err := o.factor(n-1, o.ell, o.noise); err != nil {
+			t.Fatal(err)
+		}
+		// Predict without the features step: the row's own features.
+		self := kern(m.xs[i], m.ns[i], m.xs[i], m.ns[i], o.ell)
+		mu := o.mean
+		for j := range n - 1 {
+			mu += o.sf2 * kern(m.xs[i], m.ns[i], o.xs[j], o.ns[j], o.ell) / math.Sqrt(self*o.self[j]) * o.alpha[j]
+		}
+		se += (mu - m.ys[i]) * (mu - m.ys[i])
+	}
+	if explicit := math.Sqrt(se / float64(n)); math.Abs(explicit-closed) > 1e-6 {
+		t.Errorf("leave-one-out RMSE %.6f m closed form, %.6f m refitted", closed, explicit)
 	}
 }

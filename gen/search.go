@@ -381,9 +381,9 @@ func (s *Search) Propose(max int) ([]Proposal, error) {
 	}
 	if s.Model != nil && s.refit && room > 0 {
 		s.refit = false
-		if err := s.Model.Fit(); err != nil {
-			return nil, err
-		}
+		// A fit that fails leaves the model not Ready: the mutants are
+		// drawn as without one until a later fit succeeds.
+		_ = s.Model.Fit()
 	}
 	mutants := 0
 	for ; mutants < min(s.cfg.Round, room); mutants++ {
@@ -580,17 +580,17 @@ func (s *Search) mutant() (Proposal, bool, error) {
 func (s *Search) screenMutant(parent []world.Box, below float64, diverse func([]world.Box) (bool, error)) (boxes []world.Box, pred float64, rejected int, err error) {
 	type cand struct {
 		b       []world.Box
-		p, mean float64
+		z, mean float64 // z: standard scores below `below` (the probability's order, without its underflow)
 	}
 	batch := make([]cand, 0, s.cfg.Screen)
 	for drawn := 0; drawn < s.cfg.Tries; {
 		batch = batch[:0]
 		for ; len(batch) < s.cfg.Screen && drawn < s.cfg.Tries; drawn++ {
 			b := Mutate(s.Rng, parent)
-			p, mean := s.Model.FailProbability(b, below)
-			batch = append(batch, cand{b, p, mean})
+			mean, sd := s.Model.Predict(b)
+			batch = append(batch, cand{b, (below - mean) / sd, mean})
 		}
-		slices.SortStableFunc(batch, func(a, b cand) int { return cmp.Compare(b.p, a.p) })
+		slices.SortStableFunc(batch, func(a, b cand) int { return cmp.Compare(b.z, a.z) })
 		for _, c := range batch {
 			if !s.Valid(c.b) {
 				rejected++
