@@ -39,8 +39,8 @@ const (
 )
 
 // DefaultStrategy is the strategy of a generation that names none: the
-// search, which on missions 2, 4 and 5 (budget 100, 5 seeds) had 47.6 % of
-// its flights critical against the paper's pipeline's 0.7 %, and 97.4 % of
+// search, which on missions 2, 4 and 5 (budget 100, 5 seeds) had 46.6 % of
+// its flights critical against the paper's pipeline's 0.7 %, and 98.8 % of
 // its tests held on re-flights against 21 %
 // (docs/measurements/generate-2026-12-02-flightmodel.md); the paper's
 // pipeline stays StratSurrogate.
