@@ -222,7 +222,9 @@ func perms(n int) [][]int {
 	return out
 }
 
-// kern is the correlation of two tests (1 for one test with itself).
+// kern is the kernel of two tests before normalisation: the squared
+// exponential averaged over the orders of b's boxes, 0 for tests with other
+// numbers of boxes.
 func kern(a []float64, na int, b []float64, nb int, ell float64) float64 {
 	if na != nb || len(a) != len(b) {
 		return 0
@@ -394,14 +396,4 @@ func (m *FlightModel) Predict(boxes []world.Box) (mean, sd float64) {
 	}
 	v := m.sf2*(1+m.noise) - mat.Dot(kv, &w)
 	return mean, math.Sqrt(math.Max(v, 1e-6))
-}
-
-// FailProbability is the model's probability that a flight of boxes comes
-// closer than belowM; NaN when the model is not Ready.
-func (m *FlightModel) FailProbability(boxes []world.Box, belowM float64) (p, mean float64) {
-	mu, sd := m.Predict(boxes)
-	if math.IsNaN(mu) {
-		return math.NaN(), mu
-	}
-	return 0.5 * math.Erfc((mu-belowM)/(sd*math.Sqrt2)), mu
 }

@@ -122,13 +122,15 @@ func TestFlightModelLearns(t *testing.T) {
 		if mu3, _ := m.Predict(t1); math.Abs(mu3-mu1) > 1e-9 {
 			t.Errorf("sides swapped and turned by 90°: %v against %v", mu3, mu1)
 		}
-		// The probability of a failure follows the prediction.
+		// The standard score below 1.2 m (the search's ranking) follows the
+		// prediction.
 		near := []world.Box{{L: 2, W: 2, H: 20, X: 3, Y: 25}, b[1]}
 		far := []world.Box{{L: 2, W: 2, H: 20, X: 9, Y: 38}, b[1]}
-		pn, mn := m.FailProbability(near, 1.2)
-		pf, mf := m.FailProbability(far, 1.2)
+		mn, sn := m.Predict(near)
+		mf, sf := m.Predict(far)
+		pn, pf := (1.2-mn)/sn, (1.2-mf)/sf
 		if !(pn > pf && mn < mf-1) {
-			t.Errorf("context %v: box on the point: P %.2f (%.2f m); 14 m off: P %.2f (%.2f m)", ctx != nil, pn, mn, pf, mf)
+			t.Errorf("context %v: box on the point: z %.2f (%.2f m); 14 m off: z %.2f (%.2f m)", ctx != nil, pn, mn, pf, mf)
 		}
 	}
 }
@@ -209,7 +211,7 @@ func BenchmarkFlightModelPredict(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		m.FailProbability(tests[i%len(tests)], 1.2)
+		m.Predict(tests[i%len(tests)])
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "candidates/s")
 }
