@@ -66,6 +66,10 @@ type trajState struct {
 	init          bool
 	holdPos       geom.Vec3 // failsafe hover point while the avoider is silent
 	holding       bool
+	// speedPrev is the horizontal speed limit of the last cycle that was
+	// not a turn (_max_speed_prev): while the trajectory turns, its speed
+	// is locked at or below it.
+	speedPrev float64
 }
 
 var nanVec3 = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()}
@@ -113,13 +117,32 @@ func constrainOneSide(v, c float64) float64 {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// trajTurning reports whether PX4's trajectory is turning
+// (FlightTaskAutoLineSmoothVel::_updateTurningCheck): moving faster than
+// 0.2 m/s in a direction more than acos(0.98) ≈ 11.5° off the direction to
+// the mission's target, outside the target's acceptance radius. The target
+// is the mission item's, not the avoider's setpoint, so a detour around an
+// obstacle is a turn for as long as it lasts.
+func (a *Autopilot) trajTurning() bool {
+	tr := &a.traj
+	v := tr.vel.XY()
+	toTarget := a.target.XY().Sub(tr.pos.XY())
+	vn, tn := v.Norm(), toTarget.Norm()
+	if !(vn > 0.2) || !(tn > a.acceptRadius()) {
+		return false
+	}
+	return v.Dot(toTarget)/(vn*tn) < 0.98
+}
+
 // avoidLeg flies a mission leg with the avoider, as PX4 v1.12 does with
 // COM_OBS_AVOID = 1: the companion's setpoint replaces the mission's
 // (ObstacleAvoidance::injectAvoidanceSetpoints); FlightTaskAutoLineSmoothVel
 // turns its position into a velocity target toward it, no faster than a
 // jerk-limited stop at that position allows (so the vehicle never outruns
-// the planner's goto point) and within the planner's velocity where one is
-// given; a jerk-limited velocity smoothing (MPC_ACC_HOR, MPC_JERK_AUTO)
+// the planner's goto point, and while the trajectory turns away from the
+// mission's target no faster than before the turn: PX4 locks the speed
+// during a turn, and a detour is one) and within the planner's velocity
+// where one is given; a jerk-limited velocity smoothing (MPC_ACC_HOR, MPC_JERK_AUTO)
 // makes the trajectory, slowed while the vehicle lags it. The heading is
 // the planner's, rate-limited by MPC_YAWRAUTO_MAX. Without an answer the
 // vehicle hovers where it was.
@@ -127,7 +150,7 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 	a.avoidUsed = true
 	tr := &a.traj
 	if !tr.init {
-		tr.pos, tr.vel, tr.acc, tr.init, tr.holding = a.est.Pos, a.est.Vel, geom.Vec3{}, true, false
+		tr.pos, tr.vel, tr.acc, tr.init, tr.holding, tr.speedPrev = a.est.Pos, a.est.Vel, geom.Vec3{}, true, false, 0
 	}
 	sp := a.avoider.Avoid(AvoidRequest{T: a.t, Est: a.est, Goal: a.target, PrevGoal: a.legStart,
 		Phase: AvoidPosition, DesiredVel: nanVec3, Airborne: true, CruiseMS: a.itemSpeed()})
@@ -157,6 +180,11 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 			u = d.Scale(1 / n)
 		}
 		xy := math.Min(cruise, maxSpeedFromDistance(j, a.cfg.AccHorMS2, d.XY().Norm(), 0))
+		if a.trajTurning() {
+			xy = math.Min(tr.speedPrev, xy)
+		} else {
+			tr.speedPrev = xy
+		}
 		az, vz := a.cfg.AccDnMS2, a.cfg.ZVelDnMS
 		if d.Z < 0 {
 			az, vz = a.cfg.AccUpMS2, a.cfg.ZVelUpMS

@@ -1,0 +1,106 @@
+package autopilot_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/shakedown-robotics/shakedown/autopilot"
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/vehicle"
+)
+
+// carrot is a stand-in companion planner: on a position leg it sends a
+// setpoint ahead of the vehicle in a direction of its own choosing (dir,
+// a function of the vehicle's position), as PX4-Avoidance's smoothed goto
+// point does: it starts at the vehicle and moves out to reach metres ahead
+// at out m/s.
+type carrot struct {
+	dir    func(pos geom.Vec3) geom.Vec3 // unit, horizontal
+	reach  float64
+	out    float64
+	start  float64
+	active bool
+}
+
+func (c *carrot) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
+	if r.Phase != autopilot.AvoidPosition {
+		c.active = false
+		return autopilot.AvoidSetpoint{}
+	}
+	if !c.active {
+		c.active, c.start = true, r.T
+	}
+	d := c.dir(r.Est.Pos)
+	ahead := math.Min(c.reach, c.out*(r.T-c.start))
+	p := r.Est.Pos.Add(d.Scale(ahead))
+	p.Z = r.Goal.Z
+	return autopilot.AvoidSetpoint{Pos: p, Vel: geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()},
+		Yaw: math.Atan2(d.Y, d.X), YawRate: math.NaN(), Valid: true}
+}
+
+// A leg flown with a companion whose setpoint leads away from the
+// mission's target is a turn for PX4 (FlightTaskAutoLineSmoothVel): the
+// speed stays locked at what it was when the vehicle started to move, a
+// crawl, for as long as the detour lasts; toward the target the same
+// setpoint lets the vehicle cruise. Scenario: take-off to 10 m, a waypoint
+// 60 m North; the companion leads 30° East of it (a detour), or straight at
+// it, or 30° off for the first 3 m and then straight at it.
+func TestAvoidedLegTurnLocksSpeed(t *testing.T) {
+	target := geom.Vec3{X: 60, Z: -10}
+	toward := func(p geom.Vec3) geom.Vec3 {
+		d := target.Sub(p)
+		d.Z = 0
+		return d.Scale(1 / d.Norm())
+	}
+	off := geom.Vec3{X: math.Cos(rad(30)), Y: math.Sin(rad(30))}
+	for _, tt := range []struct {
+		name           string
+		dir            func(geom.Vec3) geom.Vec3
+		minPeak, maxAt float64 // m/s: peak speed over the leg at least; speed at 40 s at most
+	}{
+		{"toward the target", toward, 1.5, math.Inf(1)},
+		{"30° off the target", func(geom.Vec3) geom.Vec3 { return off }, 0, 0.6},
+		{"off, then toward it", func(p geom.Vec3) geom.Vec3 {
+			if p.X < 3 {
+				return off
+			}
+			return toward(p)
+		}, 1.5, math.Inf(1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFlight(t, vehicle.SimConfig{Seed: 1})
+			f.ap.SetAvoider(&carrot{dir: tt.dir, reach: 3, out: 1})
+			if err := f.ap.Arm(); err != nil {
+				t.Fatal(err)
+			}
+			err := f.ap.StartMission([]autopilot.Item{
+				{Kind: autopilot.ItemTakeoff, Pos: geom.Vec3{Z: -10}},
+				{Kind: autopilot.ItemWaypoint, Pos: target},
+				{Kind: autopilot.ItemLand, Pos: geom.Vec3{X: 60}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.runUntil(30, func(s autopilot.Status) bool { return s.MissionItem == 1 }) {
+				t.Fatal("take-off not complete after 30 s")
+			}
+			t0 := f.s.Time()
+			var peak, at40 float64
+			f.runUntil(100, func(st autopilot.Status) bool {
+				v := f.s.Quad().Truth().Vel.XY().Norm()
+				peak = math.Max(peak, v)
+				if f.s.Time()-t0 <= 40 {
+					at40 = v
+				}
+				return st.MissionItem != 1
+			})
+			t.Logf("peak %.2f m/s, at 40 s %.2f m/s", peak, at40)
+			if peak < tt.minPeak {
+				t.Errorf("peak speed on the leg: got %.2f m/s; want ≥ %.1f", peak, tt.minPeak)
+			}
+			if at40 > tt.maxAt {
+				t.Errorf("speed 40 s into the leg: got %.2f m/s; want ≤ %.1f (locked in the turn)", at40, tt.maxAt)
+			}
+		})
+	}
+}
