@@ -569,8 +569,12 @@ func (a *Autopilot) mission(dt, lag float64) control.Setpoint {
 			} else {
 				sp = a.flyTo(a.target, a.itemSpeed(), dt, lag)
 			}
+			// PX4 flies to a land point as a waypoint (Mission's
+			// MOVE_TO_LAND work item), so with an avoider the radius
+			// checkAvoidanceProgress widens past the target applies too.
 			refThere := a.avoider != nil || a.r.pos.XY() == a.target.XY()
-			if refThere && a.est.Pos.XY().Dist(a.target.XY()) < a.acceptRadius() {
+			there := a.est.Pos.XY().Dist(a.target.XY()) < a.acceptRadius() || a.avoider != nil && a.pastTarget()
+			if refThere && there {
 				a.r = ref{pos: a.est.Pos, vel: a.est.Vel}
 				a.landing = true
 				a.target.Z = a.home.Z

@@ -70,6 +70,9 @@ type trajState struct {
 	// not a turn (_max_speed_prev): while the trajectory turns, its speed
 	// is locked at or below it.
 	speedPrev float64
+	// axes are the per-axis smoothings x, y, z; sync points at them.
+	axes [3]velSmooth
+	sync [3]*velSmooth
 }
 
 var nanVec3 = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()}
@@ -151,6 +154,10 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 	tr := &a.traj
 	if !tr.init {
 		tr.pos, tr.vel, tr.acc, tr.init, tr.holding, tr.speedPrev = a.est.Pos, a.est.Vel, geom.Vec3{}, true, false, 0
+		tr.axes[0].reset(0, a.est.Vel.X, a.est.Pos.X)
+		tr.axes[1].reset(0, a.est.Vel.Y, a.est.Pos.Y)
+		tr.axes[2].reset(0, a.est.Vel.Z, a.est.Pos.Z)
+		tr.sync = [3]*velSmooth{&tr.axes[0], &tr.axes[1], &tr.axes[2]}
 	}
 	sp := a.avoider.Avoid(AvoidRequest{T: a.t, Est: a.est, Goal: a.target, PrevGoal: a.legStart,
 		Phase: AvoidPosition, DesiredVel: nanVec3, Airborne: true, CruiseMS: a.itemSpeed()})
@@ -203,11 +210,14 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		}
 		want = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.Copysign(math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(dz), 0)), dz)}
 	}
+	// The companion's velocity, where it gives one, is a feed-forward on
+	// the velocity toward its position (v1.12 adds it); alone, it is the
+	// target.
 	for i, w := range [3]*float64{&want.X, &want.Y, &want.Z} {
 		c := [3]float64{vel.X, vel.Y, vel.Z}[i]
 		switch {
 		case finite(*w) && finite(c):
-			*w = constrainOneSide(*w, c)
+			*w += c
 		case finite(c):
 			*w = c
 		case !finite(*w):
@@ -216,34 +226,33 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 	}
 	// Slow the trajectory down while the vehicle lags it (time stretch).
 	lagV := tr.pos.XY().Sub(a.est.Pos.XY())
-	stretch := 1 - geom.Clamp(0.5*lagV.Norm(), 0, 1)
+	stretch := 1 - geom.Clamp(lagV.Norm()/a.cfg.XYErrMaxM, 0, 1)
 	if lagV.Dot(tr.vel.XY()) < 0 {
 		stretch = 1
 	}
-	h := dt * stretch
-	// Horizontal jerk-limited velocity smoothing.
-	dv := want.XY().Sub(tr.vel.XY())
-	aDes := geom.Vec2{}
-	if n := dv.Norm(); n > 1e-9 {
-		aDes = dv.Scale(math.Min(a.cfg.AccHorMS2, math.Sqrt(2*j*n)) / n)
+	// Follow the plan of the last cycle, then plan toward this cycle's
+	// target: one jerk-limited smoothing per axis, the three made to arrive
+	// together (_generateTrajectory).
+	for i := range tr.axes {
+		tr.axes[i].advance(dt * stretch)
 	}
-	da := aDes.Sub(tr.acc.XY())
-	if n := da.Norm(); n > j*h {
-		da = da.Scale(j * h / n)
+	x, y, z := &tr.axes[0], &tr.axes[1], &tr.axes[2]
+	tr.pos = geom.Vec3{X: x.x, Y: y.x, Z: z.x}
+	tr.vel = geom.Vec3{X: x.v, Y: y.v, Z: z.v}
+	tr.acc = geom.Vec3{X: x.a, Y: y.a, Z: z.a}
+	for _, s := range []*velSmooth{x, y} {
+		s.accel, s.jerk, s.velMax = a.cfg.AccHorMS2, j, a.cfg.Gains.XYVelMaxMS
 	}
-	axy := tr.acc.XY().Add(da)
-	// Vertical.
-	dvz := want.Z - tr.vel.Z
-	amaxZ := a.cfg.AccDnMS2
+	z.jerk = j
 	if want.Z < 0 {
-		amaxZ = a.cfg.AccUpMS2
+		z.accel, z.velMax = a.cfg.AccUpMS2, a.cfg.ZVelUpMS
+	} else {
+		z.accel, z.velMax = a.cfg.AccDnMS2, a.cfg.ZVelDnMS
 	}
-	azDes := math.Copysign(math.Min(amaxZ, math.Sqrt(2*j*math.Abs(dvz))), dvz)
-	az := tr.acc.Z + geom.Clamp(azDes-tr.acc.Z, -j*h, j*h)
-	tr.acc = geom.Vec3{X: axy.X, Y: axy.Y, Z: az}
-	nv := tr.vel.Add(tr.acc.Scale(h))
-	tr.pos = tr.pos.Add(tr.vel.Add(nv).Scale(h / 2))
-	tr.vel = nv
+	x.plan(want.X)
+	y.plan(want.Y)
+	z.plan(want.Z)
+	syncAxes(tr.sync[:])
 	// Keep the mission reference with the trajectory for the hand-back.
 	a.r = ref{pos: tr.pos, vel: tr.vel}
 	if finite(sp.Yaw) {

@@ -104,3 +104,58 @@ func TestAvoidedLegTurnLocksSpeed(t *testing.T) {
 		})
 	}
 }
+
+// PX4 flies to a land point as a waypoint (the mission's move-to-land
+// item), so with a companion the acceptance radius widened past the
+// target (ObstacleAvoidance::checkAvoidanceProgress) starts the descent
+// too: a companion that leads the vehicle past the land point 0.8 m to
+// its side, never within NAV_ACC_RAD, still gets it down there instead of
+// leaving it circling the point until the battery or the time limit ends.
+func TestAvoidedLandApproachAcceptsPastTarget(t *testing.T) {
+	land := geom.Vec2{X: 20}
+	f := newFlight(t, vehicle.SimConfig{Seed: 1})
+	// Steer onto the line y = 1 m and along it, past the land point.
+	f.ap.SetAvoider(&carrot{dir: func(p geom.Vec3) geom.Vec3 {
+		d := geom.Vec3{X: 5, Y: 1 - p.Y}
+		return d.Scale(1 / d.Norm())
+	}, reach: 2, out: 1})
+	if err := f.ap.Arm(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ap.StartMission([]autopilot.Item{
+		{Kind: autopilot.ItemTakeoff, Pos: geom.Vec3{Z: -10}},
+		{Kind: autopilot.ItemLand, Pos: geom.Vec3{X: land.X, Y: land.Y, Z: -10}, AcceptRadiusM: 0.5}, // the competition's NAV_ACC_RAD
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type sample struct {
+		t float64
+		p geom.Vec2
+	}
+	var track []sample
+	landed := f.runUntil(150, func(s autopilot.Status) bool {
+		track = append(track, sample{f.s.Time(), f.s.Quad().Truth().Pos.XY()})
+		return s.MissionItem == 1 && s.Landed
+	})
+	p := f.s.Quad().Truth().Pos
+	if !landed {
+		t.Fatalf("not landed 150 s after take-off; at (%.1f, %.1f, %.1f)", p.X, p.Y, p.Z)
+	}
+	e, ok := f.event("landing at mission item")
+	if !ok {
+		t.Fatal("no landing event")
+	}
+	minD := math.Inf(1)
+	for _, s := range track {
+		if s.t < e.T {
+			minD = math.Min(minD, s.p.Dist(land))
+		}
+	}
+	t.Logf("descent begun at %.1f s, %.2f m from the land point at the closest before it; landed at (%.1f, %.1f)", e.T, minD, p.X, p.Y)
+	if minD < 0.5 {
+		t.Fatalf("the companion took the vehicle within %.2f m of the land point; the scenario needs it outside NAV_ACC_RAD", minD)
+	}
+	if d := p.XY().Dist(land); d > 3 {
+		t.Errorf("landed %.1f m from the land point; want within 3 m", d)
+	}
+}
