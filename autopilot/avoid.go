@@ -110,14 +110,6 @@ func maxSpeedFromDistance(j, a, d, vf float64) float64 {
 	return 0.5 * (-b + math.Sqrt(b*b-4*c))
 }
 
-// constrainOneSide limits v to the interval between 0 and c.
-func constrainOneSide(v, c float64) float64 {
-	if c > 0 {
-		return geom.Clamp(v, 0, c)
-	}
-	return geom.Clamp(v, c, 0)
-}
-
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // trajTurning reports whether PX4's trajectory is turning
