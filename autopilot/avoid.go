@@ -70,9 +70,8 @@ type trajState struct {
 	// not a turn (_max_speed_prev): while the trajectory turns, its speed
 	// is locked at or below it.
 	speedPrev float64
-	// axes are the per-axis smoothings x, y, z; sync points at them.
+	// axes are the per-axis smoothings of x, y and z.
 	axes [3]velSmooth
-	sync [3]*velSmooth
 }
 
 var nanVec3 = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()}
@@ -149,7 +148,6 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		tr.axes[0].reset(0, a.est.Vel.X, a.est.Pos.X)
 		tr.axes[1].reset(0, a.est.Vel.Y, a.est.Pos.Y)
 		tr.axes[2].reset(0, a.est.Vel.Z, a.est.Pos.Z)
-		tr.sync = [3]*velSmooth{&tr.axes[0], &tr.axes[1], &tr.axes[2]}
 	}
 	sp := a.avoider.Avoid(AvoidRequest{T: a.t, Est: a.est, Goal: a.target, PrevGoal: a.legStart,
 		Phase: AvoidPosition, DesiredVel: nanVec3, Airborne: true, CruiseMS: a.itemSpeed()})
@@ -232,9 +230,8 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 	tr.pos = geom.Vec3{X: x.x, Y: y.x, Z: z.x}
 	tr.vel = geom.Vec3{X: x.v, Y: y.v, Z: z.v}
 	tr.acc = geom.Vec3{X: x.a, Y: y.a, Z: z.a}
-	for _, s := range []*velSmooth{x, y} {
-		s.accel, s.jerk, s.velMax = a.cfg.AccHorMS2, j, a.cfg.Gains.XYVelMaxMS
-	}
+	x.accel, x.jerk, x.velMax = a.cfg.AccHorMS2, j, a.cfg.Gains.XYVelMaxMS
+	y.accel, y.jerk, y.velMax = x.accel, j, x.velMax
 	z.jerk = j
 	if want.Z < 0 {
 		z.accel, z.velMax = a.cfg.AccUpMS2, a.cfg.ZVelUpMS
@@ -244,7 +241,7 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 	x.plan(want.X)
 	y.plan(want.Y)
 	z.plan(want.Z)
-	syncAxes(tr.sync[:])
+	syncAxes(tr.axes[:])
 	// Keep the mission reference with the trajectory for the hand-back.
 	a.r = ref{pos: tr.pos, vel: tr.vel}
 	if finite(sp.Yaw) {

@@ -46,7 +46,7 @@ func (s *velSmooth) plan(target float64) {
 		return
 	}
 	j := s.dir * s.jerk
-	dv := s.target() - s.v
+	dv := s.tgt - s.v
 	// Without a constant phase (t3 = a0/j + t1) the velocity change is
 	// j·t1² + 2·a0·t1 + a0²/(2j): t1 is its non-negative root, then capped
 	// so that the acceleration stays within limits, and t2 makes up the rest.
@@ -78,7 +78,7 @@ func (s *velSmooth) planIn(T float64) {
 	// −j·t1² + (j·T − a0)·t1 + a0·T − a0²/(2j): t1 is the root that leaves
 	// t1 + t3 within T.
 	j := s.dir * s.jerk
-	dv := s.target() - s.v
+	dv := s.tgt - s.v
 	t1 := 0.0
 	if delta := T*T*j*j + 2*T*s.a*j - s.a*s.a - 4*j*dv; delta >= 0 {
 		r := math.Sqrt(delta)
@@ -128,8 +128,6 @@ func (s *velSmooth) begin(target float64) {
 	}
 }
 
-func (s *velSmooth) target() float64 { return s.tgt }
-
 // advance follows the plan for dt more seconds of its own time.
 func (s *velSmooth) advance(dt float64) {
 	s.local += dt
@@ -159,19 +157,19 @@ func (s *velSmooth) advance(dt float64) {
 
 // syncAxes stretches the plans of all but the longest axis to end together
 // (VelocitySmoothing::timeSynchronization).
-func syncAxes(axes []*velSmooth) {
+func syncAxes(axes []velSmooth) {
 	T, longest := 0.0, 0
-	for i, s := range axes {
-		if t := s.total(); t > T {
+	for i := range axes {
+		if t := axes[i].total(); t > T {
 			T, longest = t, i
 		}
 	}
 	if T <= 1e-7 {
 		return
 	}
-	for i, s := range axes {
+	for i := range axes {
 		if i != longest {
-			s.planIn(T)
+			axes[i].planIn(T)
 		}
 	}
 }

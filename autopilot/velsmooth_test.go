@@ -67,7 +67,7 @@ func TestVelSmoothSyncArrivesTogether(t *testing.T) {
 			tg[i] = rng.Float64()*6 - 3
 			ax[i].plan(tg[i])
 		}
-		syncAxes([]*velSmooth{&ax[0], &ax[1], &ax[2]})
+		syncAxes(ax[:])
 		T := max(ax[0].total(), ax[1].total(), ax[2].total())
 		for i := range ax {
 			if ax[i].dir != 0 && math.Abs(ax[i].total()-T) > 1e-6 {
@@ -83,11 +83,11 @@ func TestVelSmoothSyncArrivesTogether(t *testing.T) {
 	// y, given the same time, jerks for (2√2 − 2)/4 s and holds its
 	// acceleration for 1 s, so its velocity is not x's halved: PX4's time
 	// synchronisation bends a diagonal start toward 45°.
-	x := velSmooth{jerk: 4, accel: 3, velMax: 12}
-	y := x
+	xy := []velSmooth{{jerk: 4, accel: 3, velMax: 12}, {jerk: 4, accel: 3, velMax: 12}}
+	x, y := &xy[0], &xy[1]
 	x.plan(2)
 	y.plan(1)
-	syncAxes([]*velSmooth{&x, &y})
+	syncAxes(xy)
 	if want := (2*math.Sqrt2 - 2) / 4; math.Abs(y.t1-want) > 1e-9 || math.Abs(y.t2-1) > 1e-9 {
 		t.Errorf("y: t1 %.6f t2 %.6f, want %.6f and 1", y.t1, y.t2, want)
 	}
