@@ -24,7 +24,7 @@ func newPlanner(t *testing.T) *Planner {
 
 // cloudFrom returns what the iris depth camera sees of scene from pos with
 // heading yaw (level).
-func cloudFrom(t *testing.T, scene *world.Scene, pos geom.Vec3, yaw float64) quad.CloudScan {
+func cloudFrom(t testing.TB, scene *world.Scene, pos geom.Vec3, yaw float64) quad.CloudScan {
 	t.Helper()
 	q, err := quad.New(quad.Config{Cloud: quad.IrisDepthCamera(), StartPos: pos, StartYawRad: yaw, NoNoise: true}, scene, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {

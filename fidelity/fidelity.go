@@ -174,8 +174,11 @@ type Report struct {
 	// out.
 	Grounded []TestResult `json:"px4_grounded"`
 	// Repeat is the repeat scatter of PX4 and of the simulator.
-	Repeat []Scatter    `json:"repeat_scatter"`
-	Worst  []TestResult `json:"worst"` // the tests that disagree most
+	Repeat []Scatter `json:"repeat_scatter"`
+	// Floor scores PX4 as its own predictor on the layouts flown more than
+	// once, beside the simulator on the same flights (floorStats).
+	Floor []Stats      `json:"px4_floor"`
+	Worst []TestResult `json:"worst"` // the tests that disagree most
 }
 
 // Evaluate flies every reference test cfg.Runs times and compares.
@@ -283,6 +286,7 @@ func Evaluate(ctx context.Context, refs []Reference, cfg Config) (*Report, error
 	rep.Bands = bands(out)
 	rep.Geometry = geometry(out)
 	rep.Repeat = repeats(out)
+	rep.Floor = floorStats(out)
 	worst := slices.Clone(out)
 	slices.SortStableFunc(worst, func(a, b TestResult) int {
 		return cmp.Compare(math.Abs(b.MeanM-b.PX4M), math.Abs(a.MeanM-a.PX4M))

@@ -338,3 +338,46 @@ func TestGeometryByHand(t *testing.T) {
 		t.Errorf("last group as JSON = %s, %v; want detour_hi_m null", b, err)
 	}
 }
+
+// PX4 as its own predictor, by hand: layout A flown three times, B twice
+// (one of them a crash), C once (no pair, left out).
+func TestFloorByHand(t *testing.T) {
+	air := func(v float64) *float64 { return &v }
+	tr := func(layout, mission, class string, px4, sim float64, airS *float64) TestResult {
+		return TestResult{Ref: Reference{Layout: layout, Class: class}, Mission: mission, PX4M: px4, SimM: []float64{sim}, MeanM: sim,
+			PX4AirborneS: airS, AirborneS: 100}
+	}
+	ts := []TestResult{
+		tr("A", "mission2", "normal", 1.0, 2.0, air(100)), tr("B", "mission3", "normal", 3.0, 3.0, air(200)),
+		tr("A", "mission2", "normal", 0.8, 2.5, air(150)), tr("C", "mission3", "normal", 7.0, 6.0, nil),
+		tr("A", "mission2", "normal", 2.0, 2.0, nil), tr("B", "mission3", "crash", 0, 2.2, air(50)),
+	}
+	got := floorStats(ts)
+	if len(got) != 6 {
+		t.Fatalf("%d groups; want pooled and per mission, PX4 and simulator: %+v", len(got), got)
+	}
+	self, sim := got[0], got[1]
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	// Ordered pairs: A (1, .8) (1, 2) (.8, 1) (.8, 2) (2, 1) (2, .8); B (3, 0) (0, 3).
+	// |Δ| = .2 1 .2 1.2 1 1.2 3 3 → 10.8/8; critical (< 1.5) agrees on
+	// (1, .8) and (.8, 1) only; collision agrees on the six A pairs.
+	if self.N != 8 || !near(self.MAE, 10.8/8) || !near(self.Bias, 0) || !near(self.CriticalAgree, 2.0/8) ||
+		!near(self.CollisionAgree, 6.0/8) || !math.IsNaN(self.P) {
+		t.Errorf("PX4 repeat = %+v", self)
+	}
+	// Flight times where both are known: A (100, 150) twice, B (200, 50)
+	// twice; ratios of the other flight to this one: 1.5, 2/3, 0.25, 4.
+	if self.AirN != 4 || !near(self.AirRatio, (2.0/3+1.5)/2) {
+		t.Errorf("PX4 repeat airborne: n %d, median %v", self.AirN, self.AirRatio)
+	}
+	// The simulator on the same five flights, each once.
+	if sim.N != 5 || !near(sim.MAE, (1+2.5-0.8+0+0+2.2)/5) {
+		t.Errorf("simulator, same flights = %+v", sim)
+	}
+	if got[2].Group != "PX4 repeat, mission2" || got[2].N != 6 || got[4].Group != "PX4 repeat, mission3" || got[4].N != 2 {
+		t.Errorf("per mission: %q %d, %q %d", got[2].Group, got[2].N, got[4].Group, got[4].N)
+	}
+	if floorStats([]TestResult{tr("", "m", "", 1, 1, nil), tr("C", "m", "", 2, 2, nil)}) != nil {
+		t.Error("no repeated layout: want nil")
+	}
+}

@@ -131,6 +131,88 @@ func repeats(ts []TestResult) []Scatter {
 	return out
 }
 
+// floorStats compares PX4 with itself: on every layout the reference has
+// flown more than once, each flight in turn is the measurement and each
+// other flight of its layout the prediction, scored as compare scores the
+// simulator (clearance, collision by the other flight's class, flight
+// time), beside the simulator's statistics on the same flights. No
+// simulator can be expected to predict single PX4 flights better than PX4
+// predicts itself, so this is the floor of every figure of merit. Pooled,
+// then per mission when there are several; nil without a repeated layout.
+// The p-value is left out (NaN): the ordered pairs are not independent.
+func floorStats(ts []TestResult) []Stats {
+	byLayout := map[string][]int{}
+	var layouts []string
+	for i, t := range ts {
+		if t.Ref.Layout == "" {
+			continue
+		}
+		if _, ok := byLayout[t.Ref.Layout]; !ok {
+			layouts = append(layouts, t.Ref.Layout)
+		}
+		byLayout[t.Ref.Layout] = append(byLayout[t.Ref.Layout], i)
+	}
+	var self, sim []TestResult
+	for _, l := range layouts {
+		idx := byLayout[l]
+		if len(idx) < 2 {
+			continue
+		}
+		for _, a := range idx {
+			sim = append(sim, ts[a])
+			for _, b := range idx {
+				if a != b {
+					self = append(self, px4Predicts(ts[a], ts[b]))
+				}
+			}
+		}
+	}
+	if len(self) == 0 {
+		return nil
+	}
+	out := []Stats{compare("PX4 repeat, pooled", self, 0, nil), compare("simulator, same flights", sim, 0, nil)}
+	var missions []string
+	for _, t := range sim {
+		if t.Mission != "" && !slices.Contains(missions, t.Mission) {
+			missions = append(missions, t.Mission)
+		}
+	}
+	if len(missions) < 2 {
+		return out
+	}
+	slices.Sort(missions)
+	for _, m := range missions {
+		in := func(t TestResult) bool { return t.Mission == m }
+		out = append(out, compare("PX4 repeat, "+m, filter(self, in), 0, nil), compare("simulator, "+m, filter(sim, in), 0, nil))
+	}
+	return out
+}
+
+// px4Predicts is PX4's flight b of a layout standing in for the simulator's
+// prediction of flight a.
+func px4Predicts(a, b TestResult) TestResult {
+	p := TestResult{Ref: a.Ref, Test: a.Test, Mission: a.Mission, Source: a.Source, PX4M: a.PX4M,
+		SimM: []float64{b.PX4M}, MeanM: b.PX4M}
+	if b.px4Collided() {
+		p.Collided = 1
+	}
+	if a.PX4AirborneS != nil && b.PX4AirborneS != nil {
+		p.PX4AirborneS, p.AirborneS = a.PX4AirborneS, *b.PX4AirborneS
+	}
+	return p
+}
+
+// filter returns the tests of ts that in selects.
+func filter(ts []TestResult, in func(TestResult) bool) []TestResult {
+	var out []TestResult
+	for _, t := range ts {
+		if in(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // scatterOf summarises the differences d (not empty).
 func scatterOf(what string, d []float64) Scatter {
 	d = slices.Clone(d)

@@ -77,6 +77,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-28s %5d %5.2f %5.2f %5.2f %5.2f %5.2f\n", s.What, s.N, s.Mean, s.Q25, s.Q50, s.Q75, s.Q90)
 		}
 	}
+	if len(r.Floor) > 0 {
+		b.WriteString("PX4's floor: on the layouts flown more than once, each PX4 flight predicted by the layout's other flights, and the simulator on the same flights:\n")
+		for _, s := range r.Floor {
+			row(s)
+		}
+	}
 	if len(r.Grounded) > 0 {
 		fmt.Fprintf(&b, "PX4 apparently never left the ground in %d test(s): its distance is the take-off point's to the nearest box, and the simulator flew past closer:\n", len(r.Grounded))
 		for _, t := range r.Grounded {

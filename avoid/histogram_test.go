@@ -1,0 +1,34 @@
+package avoid
+
+import (
+	"testing"
+
+	"github.com/shakedown-robotics/shakedown/geom"
+	"github.com/shakedown-robotics/shakedown/world"
+)
+
+// BenchmarkHistogramBuild is one histogram of a remembered cloud (a box
+// seen from 6 m, three headings) around a tree node: the planner's
+// innermost loop, 40 times per tree search at most.
+func BenchmarkHistogramBuild(b *testing.B) {
+	scene := &world.Scene{Boxes: []world.Box{{L: 4, W: 8, H: 25, X: 10, Y: 1.5}}}
+	pos := geom.Vec3{Z: -10}
+	p, err := New(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, yaw := range []float64{0, 0.5, -0.5} {
+		c := cloudFrom(b, scene, pos, yaw)
+		if err := p.Observe(float64(i)*0.3, c.Pos, c.Att, c.Points); err != nil {
+			b.Fatal(err)
+		}
+		p.process(float64(i)*0.3, pos)
+	}
+	var h histogram
+	node := pos.Add(geom.Vec3{X: 2, Y: 0.5})
+	b.ReportAllocs()
+	for b.Loop() {
+		h.build(p.mem, node)
+	}
+	b.ReportMetric(float64(len(p.mem)), "points")
+}
