@@ -88,20 +88,8 @@ func tallyOf(ts []TestResult, in func(TestResult) bool) tally {
 // PX4 flew each once; and the simulator's between the first two runs of
 // every test. A population with no pair is left out.
 func repeats(ts []TestResult) []Scatter {
-	byLayout := map[string][]int{}
-	var layouts []string
-	for i, t := range ts {
-		if t.Ref.Layout == "" {
-			continue
-		}
-		if _, ok := byLayout[t.Ref.Layout]; !ok {
-			layouts = append(layouts, t.Ref.Layout)
-		}
-		byLayout[t.Ref.Layout] = append(byLayout[t.Ref.Layout], i)
-	}
 	var px4, sim, runs []float64
-	for _, l := range layouts {
-		idx := byLayout[l]
+	for _, idx := range layoutsOf(ts) {
 		for a := 0; a < len(idx); a++ {
 			for b := a + 1; b < len(idx); b++ {
 				ta, tb := ts[idx[a]], ts[idx[b]]
@@ -141,20 +129,8 @@ func repeats(ts []TestResult) []Scatter {
 // then per mission when there are several; nil without a repeated layout.
 // The p-value is left out (NaN): the ordered pairs are not independent.
 func floorStats(ts []TestResult) []Stats {
-	byLayout := map[string][]int{}
-	var layouts []string
-	for i, t := range ts {
-		if t.Ref.Layout == "" {
-			continue
-		}
-		if _, ok := byLayout[t.Ref.Layout]; !ok {
-			layouts = append(layouts, t.Ref.Layout)
-		}
-		byLayout[t.Ref.Layout] = append(byLayout[t.Ref.Layout], i)
-	}
 	var self, sim []TestResult
-	for _, l := range layouts {
-		idx := byLayout[l]
+	for _, idx := range layoutsOf(ts) {
 		if len(idx) < 2 {
 			continue
 		}
@@ -209,6 +185,26 @@ func filter(ts []TestResult, in func(TestResult) bool) []TestResult {
 		if in(t) {
 			out = append(out, t)
 		}
+	}
+	return out
+}
+
+// layoutsOf groups the indices of ts by the layout their reference names
+// (tests without one are left out), in the order the layouts first appear.
+func layoutsOf(ts []TestResult) [][]int {
+	at := map[string]int{}
+	var out [][]int
+	for i, t := range ts {
+		if t.Ref.Layout == "" {
+			continue
+		}
+		k, ok := at[t.Ref.Layout]
+		if !ok {
+			k = len(out)
+			at[t.Ref.Layout] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], i)
 	}
 	return out
 }
