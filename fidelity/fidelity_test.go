@@ -377,6 +377,13 @@ func TestFloorByHand(t *testing.T) {
 	if got[2].Group != "PX4 repeat, mission2" || got[2].N != 6 || got[4].Group != "PX4 repeat, mission3" || got[4].N != 2 {
 		t.Errorf("per mission: %q %d, %q %d", got[2].Group, got[2].N, got[4].Group, got[4].N)
 	}
+	var text strings.Builder
+	if err := (&Report{Floor: got}).WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if out := text.String(); !strings.Contains(out, "PX4's floor") || !strings.Contains(out, "PX4 repeat, mission3") {
+		t.Errorf("text report without the floor:\n%s", out)
+	}
 	if floorStats([]TestResult{tr("", "m", "", 1, 1, nil), tr("C", "m", "", 2, 2, nil)}) != nil {
 		t.Error("no repeated layout: want nil")
 	}

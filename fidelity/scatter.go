@@ -123,9 +123,10 @@ func repeats(ts []TestResult) []Scatter {
 // flown more than once, each flight in turn is the measurement and each
 // other flight of its layout the prediction, scored as compare scores the
 // simulator (clearance, collision by the other flight's class, flight
-// time), beside the simulator's statistics on the same flights. No
-// simulator can be expected to predict single PX4 flights better than PX4
-// predicts itself, so this is the floor of every figure of merit. Pooled,
+// time), beside the simulator's statistics on the same flights. It is the
+// floor of every figure of merit: a simulator can beat it only by the part
+// of PX4's own flight-to-flight noise that its mean of runs does not share.
+// Pooled,
 // then per mission when there are several; nil without a repeated layout.
 // The p-value is left out (NaN): the ordered pairs are not independent.
 func floorStats(ts []TestResult) []Stats {
