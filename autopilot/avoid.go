@@ -111,16 +111,52 @@ func maxSpeedFromDistance(j, a, d, vf float64) float64 {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// lineTarget is the horizontal point PX4's flight task steers its turn
+// check at (FlightTaskAuto::_getCurrentState and _updateInternalWaypoints):
+// not always the mission's target, but
+//   - the closest point on the previous → target line while the vehicle is
+//     more than the acceptance radius off it ("offtrack"),
+//   - the previous waypoint while the vehicle is more than the radius behind
+//     it ("previous in front"),
+//   - the mission's target once the vehicle has passed it, or when the leg
+//     has no length.
+//
+// The triplet carries NAV_ACC_RAD unless the item sets its own radius
+// (PX4 PR #10632), the same radius as acceptRadius. The avoider does not
+// return to the line, so a leg that starts off it keeps this target beside
+// the vehicle for most of its length.
+func (a *Autopilot) lineTarget() geom.Vec2 {
+	tgt, prev, pos := a.target.XY(), a.legStart.XY(), a.est.Pos.XY()
+	l := tgt.Sub(prev)
+	n := l.Norm()
+	if !(n > 1e-6) {
+		return tgt
+	}
+	u := l.Scale(1 / n)
+	along := u.Dot(pos.Sub(prev))
+	r := a.acceptRadius()
+	switch {
+	case u.Dot(tgt.Sub(pos)) < 0:
+		return tgt
+	case along < 0 && pos.Sub(prev).Norm() > r:
+		return prev
+	}
+	if cp := prev.Add(u.Scale(along)); pos.Sub(cp).Norm() > r {
+		return cp
+	}
+	return tgt
+}
+
 // trajTurning reports whether PX4's trajectory is turning
 // (FlightTaskAutoLineSmoothVel::_updateTurningCheck): moving faster than
 // 0.2 m/s in a direction more than acos(0.98) ≈ 11.5° off the direction to
-// the mission's target, outside the target's acceptance radius. The target
-// is the mission item's, not the avoider's setpoint, so a detour around an
-// obstacle is a turn for as long as it lasts.
+// the flight task's internal target (lineTarget), outside the acceptance
+// radius. A detour around an obstacle is a turn for as long as it lasts,
+// and so is most of a leg that begins off the line.
 func (a *Autopilot) trajTurning() bool {
 	tr := &a.traj
 	v := tr.vel.XY()
-	toTarget := a.target.XY().Sub(tr.pos.XY())
+	toTarget := a.lineTarget().Sub(tr.pos.XY())
 	vn, tn := v.Norm(), toTarget.Norm()
 	if !(vn > 0.2) || !(tn > a.acceptRadius()) {
 		return false

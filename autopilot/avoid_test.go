@@ -105,6 +105,71 @@ func TestAvoidedLegTurnLocksSpeed(t *testing.T) {
 	}
 }
 
+// PX4 checks the turn against its flight task's internal target, not the
+// mission's: more than the acceptance radius off the previous → current
+// line, that is the closest point on the line (FlightTaskAuto's offtrack
+// state). A companion that leaves the line and then flies straight at the
+// waypoint from beside it keeps the speed locked for the whole leg; one
+// that comes back onto the line first is free to cruise. Scenario as in
+// TestAvoidedLegTurnLocksSpeed with the competition's 0.5-m radius: 30°
+// off for the first 3 m (1.7 m beside the line), then either straight at
+// the waypoint or back onto the line 3 m ahead and on along it.
+func TestAvoidedLegOffTheLineLocksSpeed(t *testing.T) {
+	target := geom.Vec3{X: 60, Z: -10}
+	off := geom.Vec3{X: math.Cos(rad(30)), Y: math.Sin(rad(30))}
+	unit := func(d geom.Vec3) geom.Vec3 { d.Z = 0; return d.Scale(1 / d.Norm()) }
+	for _, tt := range []struct {
+		name           string
+		then           func(geom.Vec3) geom.Vec3
+		minPeak, maxAt float64 // m/s: peak speed over the leg at least; speed at 40 s at most
+	}{
+		{"off, then straight at the waypoint", func(p geom.Vec3) geom.Vec3 { return unit(target.Sub(p)) }, 0, 0.6},
+		{"off, then back onto the line", func(p geom.Vec3) geom.Vec3 { return unit(geom.Vec3{X: 3, Y: -p.Y}) }, 1.5, math.Inf(1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFlight(t, vehicle.SimConfig{Seed: 1})
+			f.ap.SetAvoider(&carrot{dir: func(p geom.Vec3) geom.Vec3 {
+				if p.X < 3 {
+					return off
+				}
+				return tt.then(p)
+			}, reach: 3, out: 1})
+			if err := f.ap.Arm(); err != nil {
+				t.Fatal(err)
+			}
+			err := f.ap.StartMission([]autopilot.Item{
+				{Kind: autopilot.ItemTakeoff, Pos: geom.Vec3{Z: -10}},
+				{Kind: autopilot.ItemWaypoint, Pos: target, AcceptRadiusM: 0.5},
+				{Kind: autopilot.ItemLand, Pos: geom.Vec3{X: 60}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.runUntil(30, func(s autopilot.Status) bool { return s.MissionItem == 1 }) {
+				t.Fatal("take-off not complete after 30 s")
+			}
+			t0 := f.s.Time()
+			var peak, at40, side float64
+			f.runUntil(200, func(st autopilot.Status) bool {
+				tr := f.s.Quad().Truth()
+				v := tr.Vel.XY().Norm()
+				peak = math.Max(peak, v)
+				if f.s.Time()-t0 <= 40 {
+					at40, side = v, tr.Pos.Y
+				}
+				return st.MissionItem != 1
+			})
+			t.Logf("peak %.2f m/s; at 40 s %.2f m/s, %.2f m beside the line", peak, at40, side)
+			if peak < tt.minPeak {
+				t.Errorf("peak speed on the leg: got %.2f m/s; want ≥ %.1f", peak, tt.minPeak)
+			}
+			if at40 > tt.maxAt {
+				t.Errorf("speed 40 s into the leg: got %.2f m/s; want ≤ %.1f (locked: off the line)", at40, tt.maxAt)
+			}
+		})
+	}
+}
+
 // PX4 flies to a land point as a waypoint (the mission's move-to-land
 // item), so with a companion the acceptance radius widened past the
 // target (ObstacleAvoidance::checkAvoidanceProgress) starts the descent
