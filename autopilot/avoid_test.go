@@ -38,6 +38,9 @@ func (c *carrot) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
 		Yaw: math.Atan2(d.Y, d.X), YawRate: math.NaN(), Valid: true}
 }
 
+// legTarget is the waypoint of the leg flyLeg flies: 60 m North at 10 m.
+var legTarget = geom.Vec3{X: 60, Z: -10}
+
 // A leg flown with a companion whose setpoint leads away from the
 // mission's target is a turn for PX4 (FlightTaskAutoLineSmoothVel): the
 // speed stays locked at what it was when the vehicle started to move, a
@@ -46,9 +49,8 @@ func (c *carrot) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
 // 60 m North; the companion leads 30° East of it (a detour), or straight at
 // it, or 30° off for the first 3 m and then straight at it.
 func TestAvoidedLegTurnLocksSpeed(t *testing.T) {
-	target := geom.Vec3{X: 60, Z: -10}
 	toward := func(p geom.Vec3) geom.Vec3 {
-		d := target.Sub(p)
+		d := legTarget.Sub(p)
 		d.Z = 0
 		return d.Scale(1 / d.Norm())
 	}
@@ -68,32 +70,7 @@ func TestAvoidedLegTurnLocksSpeed(t *testing.T) {
 		}, 1.5, math.Inf(1)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFlight(t, vehicle.SimConfig{Seed: 1})
-			f.ap.SetAvoider(&carrot{dir: tt.dir, reach: 3, out: 1})
-			if err := f.ap.Arm(); err != nil {
-				t.Fatal(err)
-			}
-			err := f.ap.StartMission([]autopilot.Item{
-				{Kind: autopilot.ItemTakeoff, Pos: geom.Vec3{Z: -10}},
-				{Kind: autopilot.ItemWaypoint, Pos: target},
-				{Kind: autopilot.ItemLand, Pos: geom.Vec3{X: 60}},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !f.runUntil(30, func(s autopilot.Status) bool { return s.MissionItem == 1 }) {
-				t.Fatal("take-off not complete after 30 s")
-			}
-			t0 := f.s.Time()
-			var peak, at40 float64
-			f.runUntil(100, func(st autopilot.Status) bool {
-				v := f.s.Quad().Truth().Vel.XY().Norm()
-				peak = math.Max(peak, v)
-				if f.s.Time()-t0 <= 40 {
-					at40 = v
-				}
-				return st.MissionItem != 1
-			})
+			peak, at40, _ := flyLeg(t, tt.dir, 0)
 			t.Logf("peak %.2f m/s, at 40 s %.2f m/s", peak, at40)
 			if peak < tt.minPeak {
 				t.Errorf("peak speed on the leg: got %.2f m/s; want ≥ %.1f", peak, tt.minPeak)
@@ -103,6 +80,41 @@ func TestAvoidedLegTurnLocksSpeed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flyLeg flies take-off to 10 m and one waypoint leg 60 m North (with
+// acceptance radius radius, 0 for NAV_ACC_RAD) with a carrot companion
+// leading in direction dir, and returns the leg's peak speed and the speed
+// and sideways offset 40 s into the leg.
+func flyLeg(t *testing.T, dir func(geom.Vec3) geom.Vec3, radius float64) (peak, at40, side float64) {
+	t.Helper()
+	f := newFlight(t, vehicle.SimConfig{Seed: 1})
+	f.ap.SetAvoider(&carrot{dir: dir, reach: 3, out: 1})
+	if err := f.ap.Arm(); err != nil {
+		t.Fatal(err)
+	}
+	err := f.ap.StartMission([]autopilot.Item{
+		{Kind: autopilot.ItemTakeoff, Pos: geom.Vec3{Z: -10}},
+		{Kind: autopilot.ItemWaypoint, Pos: legTarget, AcceptRadiusM: radius},
+		{Kind: autopilot.ItemLand, Pos: geom.Vec3{X: 60}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.runUntil(30, func(s autopilot.Status) bool { return s.MissionItem == 1 }) {
+		t.Fatal("take-off not complete after 30 s")
+	}
+	t0 := f.s.Time()
+	f.runUntil(200, func(st autopilot.Status) bool {
+		tr := f.s.Quad().Truth()
+		v := tr.Vel.XY().Norm()
+		peak = math.Max(peak, v)
+		if f.s.Time()-t0 <= 40 {
+			at40, side = v, tr.Pos.Y
+		}
+		return st.MissionItem != 1
+	})
+	return peak, at40, side
 }
 
 // PX4 checks the turn against its flight task's internal target, not the
@@ -115,7 +127,6 @@ func TestAvoidedLegTurnLocksSpeed(t *testing.T) {
 // off for the first 3 m (1.7 m beside the line), then either straight at
 // the waypoint or back onto the line 3 m ahead and on along it.
 func TestAvoidedLegOffTheLineLocksSpeed(t *testing.T) {
-	target := geom.Vec3{X: 60, Z: -10}
 	off := geom.Vec3{X: math.Cos(rad(30)), Y: math.Sin(rad(30))}
 	unit := func(d geom.Vec3) geom.Vec3 { d.Z = 0; return d.Scale(1 / d.Norm()) }
 	for _, tt := range []struct {
@@ -123,42 +134,16 @@ func TestAvoidedLegOffTheLineLocksSpeed(t *testing.T) {
 		then           func(geom.Vec3) geom.Vec3
 		minPeak, maxAt float64 // m/s: peak speed over the leg at least; speed at 40 s at most
 	}{
-		{"off, then straight at the waypoint", func(p geom.Vec3) geom.Vec3 { return unit(target.Sub(p)) }, 0, 0.6},
+		{"off, then straight at the waypoint", func(p geom.Vec3) geom.Vec3 { return unit(legTarget.Sub(p)) }, 0, 0.6},
 		{"off, then back onto the line", func(p geom.Vec3) geom.Vec3 { return unit(geom.Vec3{X: 3, Y: -p.Y}) }, 1.5, math.Inf(1)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFlight(t, vehicle.SimConfig{Seed: 1})
-			f.ap.SetAvoider(&carrot{dir: func(p geom.Vec3) geom.Vec3 {
+			peak, at40, side := flyLeg(t, func(p geom.Vec3) geom.Vec3 {
 				if p.X < 3 {
 					return off
 				}
 				return tt.then(p)
-			}, reach: 3, out: 1})
-			if err := f.ap.Arm(); err != nil {
-				t.Fatal(err)
-			}
-			err := f.ap.StartMission([]autopilot.Item{
-				{Kind: autopilot.ItemTakeoff, Pos: geom.Vec3{Z: -10}},
-				{Kind: autopilot.ItemWaypoint, Pos: target, AcceptRadiusM: 0.5},
-				{Kind: autopilot.ItemLand, Pos: geom.Vec3{X: 60}},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !f.runUntil(30, func(s autopilot.Status) bool { return s.MissionItem == 1 }) {
-				t.Fatal("take-off not complete after 30 s")
-			}
-			t0 := f.s.Time()
-			var peak, at40, side float64
-			f.runUntil(200, func(st autopilot.Status) bool {
-				tr := f.s.Quad().Truth()
-				v := tr.Vel.XY().Norm()
-				peak = math.Max(peak, v)
-				if f.s.Time()-t0 <= 40 {
-					at40, side = v, tr.Pos.Y
-				}
-				return st.MissionItem != 1
-			})
+			}, 0.5)
 			t.Logf("peak %.2f m/s; at 40 s %.2f m/s, %.2f m beside the line", peak, at40, side)
 			if peak < tt.minPeak {
 				t.Errorf("peak speed on the leg: got %.2f m/s; want ≥ %.1f", peak, tt.minPeak)
