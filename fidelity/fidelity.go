@@ -152,10 +152,16 @@ type Stats struct {
 	PathErrM       float64 `json:"path_error_mean_m"`
 	// SlowN tests have both slow shares (PX4's from its time series and
 	// the simulator's); PX4Slow and SimSlow are their medians
-	// (TestResult.PX4Slow, SimSlow).
-	SlowN   int     `json:"slow_n"`
-	PX4Slow float64 `json:"px4_slow_share_median"`
-	SimSlow float64 `json:"sim_slow_share_median"`
+	// (TestResult.PX4Slow, SimSlow), the Mean fields their means, and
+	// PX4Crawled and SimCrawled the shares of those tests whose slow share
+	// is at least CrawlShare.
+	SlowN       int     `json:"slow_n"`
+	PX4Slow     float64 `json:"px4_slow_share_median"`
+	SimSlow     float64 `json:"sim_slow_share_median"`
+	PX4SlowMean float64 `json:"px4_slow_share_mean"`
+	SimSlowMean float64 `json:"sim_slow_share_mean"`
+	PX4Crawled  float64 `json:"px4_crawled_share"`
+	SimCrawled  float64 `json:"sim_crawled_share"`
 }
 
 // Report is the outcome of Evaluate.
@@ -492,5 +498,23 @@ func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 	}
 	st.SlowN = len(pxSlow)
 	st.PX4Slow, st.SimSlow = median(pxSlow), median(smSlow)
+	st.PX4SlowMean, st.PX4Crawled = meanAndShareAtLeast(pxSlow, CrawlShare)
+	st.SimSlowMean, st.SimCrawled = meanAndShareAtLeast(smSlow, CrawlShare)
 	return st
+}
+
+// meanAndShareAtLeast returns the mean of xs and the share of them at
+// least min; NaN, NaN for none.
+func meanAndShareAtLeast(xs []float64, min float64) (mean, share float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	n := 0
+	for _, x := range xs {
+		mean += x
+		if x >= min {
+			n++
+		}
+	}
+	return mean / float64(len(xs)), float64(n) / float64(len(xs))
 }

@@ -31,6 +31,13 @@ const (
 	CruiseBandM = 2.0
 	// minAirborneS: a series airborne for less has no slow share.
 	minAirborneS = 2 * SpeedWindowS
+	// CrawlShare: a flight with at least this slow share crawled. Per test
+	// the slow share is close to all or nothing (a leg locked at 0.2–0.3
+	// m/s, or none), so over a group its median jumps between a few per
+	// cent and tens of per cent with the share of tests that crawl near
+	// one half; the share of tests that crawled and the mean are the
+	// stable figures.
+	CrawlShare = 0.3
 )
 
 // sample is one point of a time series: t in s, x North, y East, z up (m).

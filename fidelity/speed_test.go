@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -217,11 +218,43 @@ func TestEvaluateSlowShare(t *testing.T) {
 	if p := rep.Pooled; p.SlowN != 1 || p.PX4Slow != 1 || !(p.SimSlow < 0.3) {
 		t.Errorf("pooled: %d tests, PX4 %v, sim %v", p.SlowN, p.PX4Slow, p.SimSlow)
 	}
+	if p := rep.Pooled; p.PX4SlowMean != 1 || p.PX4Crawled != 1 || p.SimSlowMean != p.SimSlow || p.SimCrawled != 0 {
+		t.Errorf("pooled: PX4 mean %v crawled %v, sim mean %v crawled %v; want 1, 1, %v, 0",
+			p.PX4SlowMean, p.PX4Crawled, p.SimSlowMean, p.SimCrawled, p.SimSlow)
+	}
 	var out strings.Builder
 	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "slower than 0.45 m/s") {
 		t.Errorf("the text has no slow-share section:\n%s", out.String())
+	}
+}
+
+// TestCrawlFigures: slow shares that are all or nothing per test, as the
+// crawl is, have an unstable median; the mean and the share of tests that
+// crawled are worked out by hand here, and a group with no series gives
+// NaN (null in JSON) rather than 0.
+func TestCrawlFigures(t *testing.T) {
+	xs := []float64{0, 0.02, 0.8, 0.9, 0.3}
+	mean, share := meanAndShareAtLeast(xs, CrawlShare)
+	if math.Abs(mean-0.404) > 1e-12 || share != 0.6 {
+		t.Errorf("mean %v, crawled %v; want 0.404 and 0.6 (0.3 counts)", mean, share)
+	}
+	if m := median(xs); m != 0.3 {
+		t.Errorf("median %v, want 0.3", m)
+	}
+	if mean, share := meanAndShareAtLeast(nil, CrawlShare); !math.IsNaN(mean) || !math.IsNaN(share) {
+		t.Errorf("no tests: %v, %v; want NaN, NaN", mean, share)
+	}
+	b, err := json.Marshal(Stats{PX4SlowMean: math.NaN(), SimSlowMean: 0.25, PX4Crawled: math.NaN(), SimCrawled: 0.5,
+		Rho: math.NaN(), P: math.NaN(), RhoNear: math.NaN(), AirRatio: math.NaN(), PathErrM: math.NaN(), PX4Slow: math.NaN(), SimSlow: math.NaN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"px4_slow_share_mean":null`, `"sim_slow_share_mean":0.25`, `"px4_crawled_share":null`, `"sim_crawled_share":0.5`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %s", want, b)
+		}
 	}
 }

@@ -38,10 +38,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	if len(slow) > 0 {
-		fmt.Fprintf(&b, "share of the time at cruise height flown slower than %g m/s (over %g s), median of the tests with PX4's time series:\n", SlowMS, SpeedWindowS)
-		fmt.Fprintf(&b, "  %-24s %5s %6s %6s\n", "group", "n", "px4 %", "sim %")
+		fmt.Fprintf(&b, "share of the time at cruise height flown slower than %g m/s (over %g s), over the tests with PX4's time series: median, mean, and the tests that crawled (slow share at least %g %%):\n", SlowMS, SpeedWindowS, 100*CrawlShare)
+		fmt.Fprintf(&b, "  %-24s %5s %6s %6s %8s %8s %9s %9s\n", "group", "n", "px4 %", "sim %", "px4 mean", "sim mean", "px4 crawl", "sim crawl")
 		for _, s := range slow {
-			fmt.Fprintf(&b, "  %-24s %5d %6s %6s\n", s.Group, s.SlowN, num(100*s.PX4Slow, 1), num(100*s.SimSlow, 1))
+			fmt.Fprintf(&b, "  %-24s %5d %6s %6s %8s %8s %9s %9s\n", s.Group, s.SlowN, num(100*s.PX4Slow, 1), num(100*s.SimSlow, 1),
+				num(100*s.PX4SlowMean, 1), num(100*s.SimSlowMean, 1), num(100*s.PX4Crawled, 1), num(100*s.SimCrawled, 1))
 		}
 	}
 	if len(r.Bands) > 0 {
@@ -118,7 +119,12 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		PathErrM *float64 `json:"path_error_mean_m"`
 		PX4Slow  *float64 `json:"px4_slow_share_median"`
 		SimSlow  *float64 `json:"sim_slow_share_median"`
-	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM), opt(s.PX4Slow), opt(s.SimSlow)})
+		PX4Mean  *float64 `json:"px4_slow_share_mean"`
+		SimMean  *float64 `json:"sim_slow_share_mean"`
+		PX4Crawl *float64 `json:"px4_crawled_share"`
+		SimCrawl *float64 `json:"sim_crawled_share"`
+	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM), opt(s.PX4Slow), opt(s.SimSlow),
+		opt(s.PX4SlowMean), opt(s.SimSlowMean), opt(s.PX4Crawled), opt(s.SimCrawled)})
 	return b, err
 }
 
