@@ -504,15 +504,15 @@ func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 }
 
 // meanAndShareAtLeast returns the mean of xs and the share of them at
-// least min; NaN, NaN for none.
-func meanAndShareAtLeast(xs []float64, min float64) (mean, share float64) {
+// least bound; NaN, NaN for none.
+func meanAndShareAtLeast(xs []float64, bound float64) (mean, share float64) {
 	if len(xs) == 0 {
 		return math.NaN(), math.NaN()
 	}
 	n := 0
 	for _, x := range xs {
 		mean += x
-		if x >= min {
+		if x >= bound {
 			n++
 		}
 	}
