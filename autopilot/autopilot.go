@@ -428,8 +428,20 @@ func (a *Autopilot) Update(est control.State, t, dt float64) [4]float64 {
 	a.avoidUsed = false
 	switch a.mode {
 	case ModeTakeoff:
-		if a.items != nil {
-			a.tellAvoider(AvoidTakeoff)
+		if a.items != nil && a.avoider != nil {
+			sp = a.avoidTakeoff(dt)
+			// The navigator accepts a multicopter's take-off on altitude
+			// alone, within NAV_MC_ALT_RAD below the target (half the
+			// take-off height if that is less).
+			r := a.cfg.AltRadM
+			if h := a.home.Z - a.target.Z; h > 0 && h < r {
+				r = h / 2
+			}
+			if est.Pos.Z < a.target.Z+r {
+				a.emit("takeoff complete at %.1f m", a.home.Z-est.Pos.Z)
+				a.advance()
+			}
+			break
 		}
 		l := a.lim(0)
 		l.vUp = a.cfg.TakeoffMS

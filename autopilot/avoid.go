@@ -77,8 +77,8 @@ type trajState struct {
 var nanVec3 = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()}
 
 // tellAvoider keeps the companion informed while PX4 flies an item itself
-// (take-off and the descent of a land item: the planner's ALTITUDE_CHANGE
-// mirrors PX4's own setpoints there).
+// (the descent of a land item: auto-land's z is velocity controlled, and
+// the planner's ALTITUDE_CHANGE mirrors PX4's own setpoints there).
 func (a *Autopilot) tellAvoider(phase AvoidPhase) {
 	if a.avoider == nil {
 		return
@@ -176,7 +176,38 @@ func (a *Autopilot) trajTurning() bool {
 // makes the trajectory, slowed while the vehicle lags it. The heading is
 // the planner's, rate-limited by MPC_YAWRAUTO_MAX. Without an answer the
 // vehicle hovers where it was.
-func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
+func (a *Autopilot) avoidLeg(dt float64) control.Setpoint { return a.avoidTask(dt, AvoidPosition) }
+
+// avoidTakeoff flies a mission's take-off item with the avoider, as PX4
+// v1.12 does in mission mode with COM_OBS_AVOID = 1: the same flight task
+// as a leg (FlightTaskAutoLineSmoothVel; the companion's setpoints are
+// injected in every navigation state but AUTO_TAKEOFF), toward the
+// planner's ALTITUDE_CHANGE setpoint, with PX4's own velocity setpoint for
+// the item (none for a take-off) as the desired velocity. Below
+// MPC_LAND_ALT1 the climb is limited to MPC_TKO_SPEED and
+// MPC_TKO_SPEED / MPC_TKO_RAMP_T, and the trajectory's altitude is held at
+// the vehicle's (_updateTrajConstraints), so the climb ramps up and slows
+// down as the planner's setpoint closes on the take-off altitude. The
+// trajectory then carries on into the first leg.
+func (a *Autopilot) avoidTakeoff(dt float64) control.Setpoint { return a.avoidTask(dt, AvoidTakeoff) }
+
+// takeoffClimb reports whether the trajectory's climb has PX4's take-off
+// limits: a take-off item below MPC_LAND_ALT1.
+func (a *Autopilot) takeoffClimb(phase AvoidPhase) bool {
+	return phase == AvoidTakeoff && a.home.Z-a.est.Pos.Z < a.cfg.LandAlt1M
+}
+
+// upLimits are the trajectory's climb limits: acceleration and speed.
+func (a *Autopilot) upLimits(phase AvoidPhase) (acc, vel float64) {
+	if a.takeoffClimb(phase) {
+		return math.Min(a.cfg.AccUpMS2, a.cfg.TakeoffMS/a.cfg.TakeoffRampS), a.cfg.TakeoffMS
+	}
+	return a.cfg.AccUpMS2, a.cfg.ZVelUpMS
+}
+
+// avoidTask is the flight task of avoidLeg and avoidTakeoff for the given
+// kind of item.
+func (a *Autopilot) avoidTask(dt float64, phase AvoidPhase) control.Setpoint {
 	a.avoidUsed = true
 	tr := &a.traj
 	if !tr.init {
@@ -186,7 +217,7 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		tr.axes[2].reset(0, a.est.Vel.Z, a.est.Pos.Z)
 	}
 	sp := a.avoider.Avoid(AvoidRequest{T: a.t, Est: a.est, Goal: a.target, PrevGoal: a.legStart,
-		Phase: AvoidPosition, DesiredVel: nanVec3, Airborne: true, CruiseMS: a.itemSpeed()})
+		Phase: phase, DesiredVel: nanVec3, Airborne: true, CruiseMS: a.itemSpeed()})
 	pos, vel := sp.Pos, sp.Vel
 	if !sp.Valid {
 		if !tr.holding {
@@ -220,7 +251,7 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		}
 		az, vz := a.cfg.AccDnMS2, a.cfg.ZVelDnMS
 		if d.Z < 0 {
-			az, vz = a.cfg.AccUpMS2, a.cfg.ZVelUpMS
+			az, vz = a.upLimits(phase)
 		}
 		z := math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(d.Z), 0))
 		want = u.Scale(math.Hypot(xy, z))
@@ -232,7 +263,7 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		dz := pos.Z - tr.pos.Z
 		az, vz := a.cfg.AccDnMS2, a.cfg.ZVelDnMS
 		if dz < 0 {
-			az, vz = a.cfg.AccUpMS2, a.cfg.ZVelUpMS
+			az, vz = a.upLimits(phase)
 		}
 		want = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.Copysign(math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(dz), 0)), dz)}
 	}
@@ -263,6 +294,9 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 		tr.axes[i].advance(dt * stretch)
 	}
 	x, y, z := &tr.axes[0], &tr.axes[1], &tr.axes[2]
+	if a.takeoffClimb(phase) && want.Z < 0 {
+		z.x = a.est.Pos.Z
+	}
 	tr.pos = geom.Vec3{X: x.x, Y: y.x, Z: z.x}
 	tr.vel = geom.Vec3{X: x.v, Y: y.v, Z: z.v}
 	tr.acc = geom.Vec3{X: x.a, Y: y.a, Z: z.a}
@@ -270,7 +304,7 @@ func (a *Autopilot) avoidLeg(dt float64) control.Setpoint {
 	y.accel, y.jerk, y.velMax = x.accel, j, x.velMax
 	z.jerk = j
 	if want.Z < 0 {
-		z.accel, z.velMax = a.cfg.AccUpMS2, a.cfg.ZVelUpMS
+		z.accel, z.velMax = a.upLimits(phase)
 	} else {
 		z.accel, z.velMax = a.cfg.AccDnMS2, a.cfg.ZVelDnMS
 	}

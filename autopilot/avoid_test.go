@@ -23,6 +23,14 @@ type carrot struct {
 }
 
 func (c *carrot) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
+	nan := math.NaN()
+	if r.Phase == autopilot.AvoidTakeoff {
+		// Straight up to the take-off altitude, as the planner's
+		// ALTITUDE_CHANGE state leads a climb.
+		c.active = false
+		return autopilot.AvoidSetpoint{Pos: geom.Vec3{X: r.Goal.X, Y: r.Goal.Y, Z: r.Goal.Z},
+			Vel: geom.Vec3{X: nan, Y: nan, Z: nan}, Yaw: nan, YawRate: nan, Valid: true}
+	}
 	if r.Phase != autopilot.AvoidPosition {
 		c.active = false
 		return autopilot.AvoidSetpoint{}
@@ -207,5 +215,70 @@ func TestAvoidedLandApproachAcceptsPastTarget(t *testing.T) {
 	}
 	if d := p.XY().Dist(land); d > 3 {
 		t.Errorf("landed %.1f m from the land point; want within 3 m", d)
+	}
+}
+
+// With a companion, PX4 v1.12 flies a mission's take-off through the same
+// flight task as a leg, toward the planner's setpoint: below MPC_LAND_ALT1
+// the climb ramps up at MPC_TKO_SPEED / MPC_TKO_RAMP_T (0.5 m/s²), holds
+// MPC_TKO_SPEED (1.5 m/s), and slows down as the setpoint at the take-off
+// altitude comes within its stopping distance, so it arrives without
+// overshooting (the competition's flights reach 9.4 m about 8.6 s after
+// lift-off and stay under 10 m). The navigator accepts the item at
+// NAV_MC_ALT_RAD below the altitude.
+func TestAvoidedTakeoffRampsAndSlows(t *testing.T) {
+	f := newFlight(t, vehicle.SimConfig{Seed: 1})
+	f.ap.SetAvoider(&carrot{dir: func(geom.Vec3) geom.Vec3 { return geom.Vec3{X: 1} }, reach: 3, out: 1})
+	if err := f.ap.Arm(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ap.StartMission([]autopilot.Item{
+		{Kind: autopilot.ItemTakeoff, Pos: geom.Vec3{Z: -10}},
+		{Kind: autopilot.ItemWaypoint, Pos: legTarget},
+		{Kind: autopilot.ItemLand, Pos: geom.Vec3{X: 60}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	liftoff, accepted := math.NaN(), math.NaN()
+	var vAt1, vPeak, vAccept, zPeak float64
+	f.runUntil(40, func(s autopilot.Status) bool {
+		tr := f.s.Quad().Truth()
+		alt, climb := -tr.Pos.Z, -tr.Vel.Z
+		now := f.s.Time()
+		if math.IsNaN(liftoff) && alt > 0.05 {
+			liftoff = now
+		}
+		if !math.IsNaN(liftoff) && now-liftoff <= 1 {
+			vAt1 = climb
+		}
+		if math.IsNaN(accepted) {
+			vPeak = math.Max(vPeak, climb)
+			if s.MissionItem == 1 {
+				accepted, vAccept = now, climb
+			}
+		} else {
+			zPeak = math.Max(zPeak, alt)
+		}
+		return !math.IsNaN(accepted) && now-accepted > 4
+	})
+	if math.IsNaN(accepted) {
+		t.Fatal("take-off not accepted within 40 s")
+	}
+	t.Logf("lift-off %.1f s; 1 s later climbing %.2f m/s; peak %.2f m/s; accepted %.1f s after lift-off at %.2f m/s; highest %.2f m in the next 4 s",
+		liftoff, vAt1, vPeak, accepted-liftoff, vAccept, zPeak)
+	if vAt1 > 0.8 {
+		t.Errorf("climb 1 s after lift-off %.2f m/s; want ≤ 0.8 (ramped at 0.5 m/s²)", vAt1)
+	}
+	if vPeak > 1.6 {
+		t.Errorf("peak climb %.2f m/s; want ≤ MPC_TKO_SPEED 1.5", vPeak)
+	}
+	if vAccept > 1.0 {
+		t.Errorf("climb when accepted %.2f m/s; want ≤ 1.0 (slowing toward the altitude)", vAccept)
+	}
+	if zPeak > 10.3 {
+		t.Errorf("highest altitude after the take-off %.2f m; want ≤ 10.3 (no overshoot)", zPeak)
+	}
+	if d := accepted - liftoff; d < 7 || d > 11 {
+		t.Errorf("take-off accepted %.1f s after lift-off; want 7–11 s", d)
 	}
 }

@@ -44,6 +44,7 @@ type Config struct {
 	AccDnMS2     float64 // MPC_ACC_DOWN_MAX
 	XYErrMaxM    float64 // MPC_XY_ERR_MAX
 	TakeoffMS    float64 // MPC_TKO_SPEED
+	TakeoffRampS float64 // MPC_TKO_RAMP_T: the take-off climb's acceleration is MPC_TKO_SPEED over this time
 	TakeoffAltM  float64 // MIS_TAKEOFF_ALT: take-off height when none is given
 	LandMS       float64 // MPC_LAND_SPEED
 	LandAlt1M    float64 // MPC_LAND_ALT1: start slowing down
@@ -75,7 +76,7 @@ func DefaultConfig() Config {
 	return Config{
 		Gains:    control.DefaultGains(),
 		CruiseMS: 5, AccHorMS2: 3, JerkAutoMS3: 4, ZVelUpMS: 3, ZVelDnMS: 1.5, AccUpMS2: 4, AccDnMS2: 3,
-		XYErrMaxM: 2, TakeoffMS: 1.5, TakeoffAltM: 2.5, LandMS: 0.7, LandAlt1M: 10, LandAlt2M: 5,
+		XYErrMaxM: 2, TakeoffMS: 1.5, TakeoffRampS: 3, TakeoffAltM: 2.5, LandMS: 0.7, LandAlt1M: 10, LandAlt2M: 5,
 		AccRadM: 10, AltRadM: 0.8, YawToWP: true, YawErrRad: rad(12), YawRateMax: rad(45),
 		SpoolUpS: 1, DisarmLandS: 2, DisarmPreS: 10, OffboardLoss: 1, OffboardAct: ActionHold,
 		RTLAltM: 60, RTLDescendM: 30, IdleThrust: 0.05,
@@ -91,7 +92,7 @@ func (c Config) Validate() error {
 	pos := map[string]float64{
 		"MPC_XY_CRUISE": c.CruiseMS, "MPC_ACC_HOR": c.AccHorMS2, "MPC_JERK_AUTO": c.JerkAutoMS3, "MPC_Z_V_AUTO_UP": c.ZVelUpMS,
 		"MPC_Z_V_AUTO_DN": c.ZVelDnMS, "MPC_ACC_UP_MAX": c.AccUpMS2, "MPC_ACC_DOWN_MAX": c.AccDnMS2,
-		"MPC_XY_ERR_MAX": c.XYErrMaxM, "MPC_TKO_SPEED": c.TakeoffMS, "MIS_TAKEOFF_ALT": c.TakeoffAltM,
+		"MPC_XY_ERR_MAX": c.XYErrMaxM, "MPC_TKO_SPEED": c.TakeoffMS, "MPC_TKO_RAMP_T": c.TakeoffRampS, "MIS_TAKEOFF_ALT": c.TakeoffAltM,
 		"MPC_LAND_SPEED": c.LandMS, "NAV_ACC_RAD": c.AccRadM, "NAV_MC_ALT_RAD": c.AltRadM,
 		"MIS_YAW_ERR": c.YawErrRad, "MPC_YAWRAUTO_MAX": c.YawRateMax, "COM_OF_LOSS_T": c.OffboardLoss,
 		"LNDMC_Z_VEL_MAX": c.LandZVelMax, "LNDMC_XY_VEL_MAX": c.LandXYVelMax, "LNDMC_ROT_MAX": c.LandRotMax,
@@ -141,6 +142,7 @@ var params = map[string]param{
 	"MPC_Z_V_AUTO_DN":  {set: func(c *Config, v float64) { c.ZVelDnMS = v }},
 	"MPC_XY_ERR_MAX":   {set: func(c *Config, v float64) { c.XYErrMaxM = v }},
 	"MPC_TKO_SPEED":    {set: func(c *Config, v float64) { c.TakeoffMS = v }},
+	"MPC_TKO_RAMP_T":   {set: func(c *Config, v float64) { c.TakeoffRampS = v }},
 	"MIS_TAKEOFF_ALT":  {set: func(c *Config, v float64) { c.TakeoffAltM = v }},
 	"MPC_LAND_SPEED":   {set: func(c *Config, v float64) { c.LandMS = v }},
 	"NAV_ACC_RAD":      {set: func(c *Config, v float64) { c.AccRadM = v }},
