@@ -197,9 +197,13 @@ func (a *Autopilot) takeoffClimb(phase AvoidPhase) bool {
 	return phase == AvoidTakeoff && a.home.Z-a.est.Pos.Z < a.cfg.LandAlt1M
 }
 
-// upLimits are the trajectory's climb limits: acceleration and speed.
-func (a *Autopilot) upLimits(phase AvoidPhase) (acc, vel float64) {
-	if a.takeoffClimb(phase) {
+// zLimits are the trajectory's vertical limits, acceleration and speed,
+// climbing (up) or descending.
+func (a *Autopilot) zLimits(phase AvoidPhase, up bool) (acc, vel float64) {
+	switch {
+	case !up:
+		return a.cfg.AccDnMS2, a.cfg.ZVelDnMS
+	case a.takeoffClimb(phase):
 		return math.Min(a.cfg.AccUpMS2, a.cfg.TakeoffMS/a.cfg.TakeoffRampS), a.cfg.TakeoffMS
 	}
 	return a.cfg.AccUpMS2, a.cfg.ZVelUpMS
@@ -249,10 +253,7 @@ func (a *Autopilot) avoidTask(dt float64, phase AvoidPhase) control.Setpoint {
 		} else {
 			tr.speedPrev = xy
 		}
-		az, vz := a.cfg.AccDnMS2, a.cfg.ZVelDnMS
-		if d.Z < 0 {
-			az, vz = a.upLimits(phase)
-		}
+		az, vz := a.zLimits(phase, d.Z < 0)
 		z := math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(d.Z), 0))
 		want = u.Scale(math.Hypot(xy, z))
 		if h := want.XY().Norm(); h > xy {
@@ -261,10 +262,7 @@ func (a *Autopilot) avoidTask(dt float64, phase AvoidPhase) control.Setpoint {
 		want.Z = geom.Clamp(want.Z, -z, z)
 	case zOK:
 		dz := pos.Z - tr.pos.Z
-		az, vz := a.cfg.AccDnMS2, a.cfg.ZVelDnMS
-		if dz < 0 {
-			az, vz = a.upLimits(phase)
-		}
+		az, vz := a.zLimits(phase, dz < 0)
 		want = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.Copysign(math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(dz), 0)), dz)}
 	}
 	// The companion's velocity, where it gives one, is a feed-forward on
@@ -303,11 +301,7 @@ func (a *Autopilot) avoidTask(dt float64, phase AvoidPhase) control.Setpoint {
 	x.accel, x.jerk, x.velMax = a.cfg.AccHorMS2, j, a.cfg.Gains.XYVelMaxMS
 	y.accel, y.jerk, y.velMax = x.accel, j, x.velMax
 	z.jerk = j
-	if want.Z < 0 {
-		z.accel, z.velMax = a.upLimits(phase)
-	} else {
-		z.accel, z.velMax = a.cfg.AccDnMS2, a.cfg.ZVelDnMS
-	}
+	z.accel, z.velMax = a.zLimits(phase, want.Z < 0)
 	x.plan(want.X)
 	y.plan(want.Y)
 	z.plan(want.Z)

@@ -28,8 +28,7 @@ func (c *carrot) Avoid(r autopilot.AvoidRequest) autopilot.AvoidSetpoint {
 		// Straight up to the take-off altitude, as the planner's
 		// ALTITUDE_CHANGE state leads a climb.
 		c.active = false
-		return autopilot.AvoidSetpoint{Pos: geom.Vec3{X: r.Goal.X, Y: r.Goal.Y, Z: r.Goal.Z},
-			Vel: geom.Vec3{X: nan, Y: nan, Z: nan}, Yaw: nan, YawRate: nan, Valid: true}
+		return autopilot.AvoidSetpoint{Pos: r.Goal, Vel: geom.Vec3{X: nan, Y: nan, Z: nan}, Yaw: nan, YawRate: nan, Valid: true}
 	}
 	if r.Phase != autopilot.AvoidPosition {
 		c.active = false
