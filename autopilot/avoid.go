@@ -109,6 +109,37 @@ func maxSpeedFromDistance(j, a, d, vf float64) float64 {
 	return 0.5 * (-b + math.Sqrt(b*b-4*c))
 }
 
+// clampXYNorm scales v so that its horizontal norm is at most max
+// (math::trajectory::clampToXYNorm with accuracy 0.5): the whole vector,
+// unless both the norm and the limit are under 0.5 m/s, when only the
+// horizontal part is scaled.
+func clampXYNorm(v geom.Vec3, max float64) geom.Vec3 {
+	n := v.XY().Norm()
+	if !(n > 1e-7) || n <= max {
+		return v
+	}
+	s := max / n
+	if max < 0.5 && n < 0.5 {
+		v.X, v.Y = v.X*s, v.Y*s
+		return v
+	}
+	return v.Scale(s)
+}
+
+// clampZNorm is clampXYNorm for the vertical part (clampToZNorm).
+func clampZNorm(v geom.Vec3, max float64) geom.Vec3 {
+	n := math.Abs(v.Z)
+	if !(n > 1e-7) || n <= max {
+		return v
+	}
+	s := max / n
+	if max < 0.5 && n < 0.5 {
+		v.Z *= s
+		return v
+	}
+	return v.Scale(s)
+}
+
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // lineTarget is the horizontal point PX4's flight task steers its turn
@@ -255,11 +286,7 @@ func (a *Autopilot) avoidTask(dt float64, phase AvoidPhase) control.Setpoint {
 		}
 		az, vz := a.zLimits(phase, d.Z < 0)
 		z := math.Min(vz, maxSpeedFromDistance(j, az, math.Abs(d.Z), 0))
-		want = u.Scale(math.Hypot(xy, z))
-		if h := want.XY().Norm(); h > xy {
-			want.X, want.Y = want.X*xy/h, want.Y*xy/h
-		}
-		want.Z = geom.Clamp(want.Z, -z, z)
+		want = clampZNorm(clampXYNorm(u.Scale(math.Hypot(xy, z)), xy), z)
 	case zOK:
 		dz := pos.Z - tr.pos.Z
 		az, vz := a.zLimits(phase, dz < 0)
