@@ -583,11 +583,10 @@ func (p *Planner) generate(r autopilot.AvoidRequest, pos, vel geom.Vec3, yawDeg,
 			p.changeAltPos = pos
 		}
 		if vel.XY().Norm() > 0.5 {
-			// Brake first: zero horizontal velocity, hold the altitude.
+			// Brake first: no horizontal velocity, and the goto point
+			// where the vehicle is.
 			out.Vel = geom.Vec3{X: 0, Y: 0, Z: math.NaN()}
-			out.Pos = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: pos.Z}
 			p.changeAltPos = pos
-			p.smoothPos, p.smoothVel = pos, geom.Vec3{}
 			gotoPos = pos
 		} else {
 			gotoPos = geom.Vec3{X: p.changeAltPos.X, Y: p.changeAltPos.Y, Z: goal.Z}
@@ -599,19 +598,24 @@ func (p *Planner) generate(r autopilot.AvoidRequest, pos, vel geom.Vec3, yawDeg,
 			next = TryPath
 		}
 	}
-	braking := p.state == AltitudeChange && vel.XY().Norm() > 0.5
-	if !braking {
-		p.smoothYaw(pos, gotoPos, yawRad, dt)
-		if p.state == AltitudeChange && r.Phase == autopilot.AvoidLand {
-			// Auto-land: z is velocity controlled, no smoothing.
-			out.Pos = geom.Vec3{X: p.changeAltPos.X, Y: p.changeAltPos.Y, Z: goal.Z}
-		} else {
-			adapted := p.adaptSpeed(pos, gotoPos, goal, yawDeg, pitchDeg, yawRad, dt)
-			out.Pos = p.smoothWaypoint(adapted, goal, vel, dt)
+	p.smoothYaw(pos, gotoPos, yawRad, dt)
+	switch {
+	case p.state == AltitudeChange && r.Phase == autopilot.AvoidLand:
+		// Auto-land: z is velocity controlled, no smoothing; the smoothing
+		// starts afresh from the vehicle on every cycle. While braking the
+		// setpoint is the vehicle's position, then the land point at the
+		// goal's altitude.
+		p.smoothPos, p.smoothVel = pos, geom.Vec3{}
+		out.Pos = geom.Vec3{X: p.changeAltPos.X, Y: p.changeAltPos.Y, Z: goal.Z}
+		if vel.XY().Norm() > 0.5 {
+			out.Pos = pos
 		}
-		out.Yaw = p.yawSp
-		out.YawRate = p.yawRateSp
+	default:
+		adapted := p.adaptSpeed(pos, gotoPos, goal, yawDeg, pitchDeg, yawRad, dt)
+		out.Pos = p.smoothWaypoint(adapted, goal, vel, dt)
 	}
+	out.Yaw = p.yawSp
+	out.YawRate = p.yawRateSp
 	p.stateChanged = next != p.state
 	p.state = next
 	p.out = out
