@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/shakedown-robotics/shakedown/geom"
 )
 
 // From rest to 3 m/s with MPC_JERK_AUTO 4 and MPC_ACC_HOR 3: the jerk phase
@@ -95,5 +97,29 @@ func TestVelSmoothSyncArrivesTogether(t *testing.T) {
 	y.advance(0.2)
 	if math.Abs(x.v-y.v) > 1e-9 {
 		t.Errorf("at 0.2 s (both jerking): vx %.4f vy %.4f, want equal", x.v, y.v)
+	}
+}
+
+// PX4's clamps of the velocity target (clampToXYNorm / clampToZNorm with
+// accuracy 0.5) scale the whole vector, so that a climb slows with the
+// horizontal speed, unless both the norm and the limit are under 0.5 m/s,
+// when only the clamped part shrinks.
+func TestClampNormsKnownAnswers(t *testing.T) {
+	near := func(a, b geom.Vec3) bool { return a.Sub(b).Norm() < 1e-12 }
+	cases := []struct {
+		name      string
+		got, want geom.Vec3
+	}{
+		{"xy over the limit scales all", clampXYNorm(geom.Vec3{X: 0.8, Y: 0.6, Z: -0.5}, 0.5), geom.Vec3{X: 0.4, Y: 0.3, Z: -0.25}},
+		{"xy small scales xy only", clampXYNorm(geom.Vec3{X: 0.24, Y: 0.32, Z: -2}, 0.2), geom.Vec3{X: 0.12, Y: 0.16, Z: -2}},
+		{"xy within the limit", clampXYNorm(geom.Vec3{X: 0.3, Y: 0.4, Z: 1}, 0.5), geom.Vec3{X: 0.3, Y: 0.4, Z: 1}},
+		{"z over the limit scales all", clampZNorm(geom.Vec3{X: 1, Y: 0, Z: -2}, 1), geom.Vec3{X: 0.5, Y: 0, Z: -1}},
+		{"z small scales z only", clampZNorm(geom.Vec3{X: 3, Y: 0, Z: 0.4}, 0.1), geom.Vec3{X: 3, Y: 0, Z: 0.1}},
+		{"no horizontal part", clampXYNorm(geom.Vec3{Z: 5}, 0), geom.Vec3{Z: 5}},
+	}
+	for _, c := range cases {
+		if !near(c.got, c.want) {
+			t.Errorf("%s: %v; want %v", c.name, c.got, c.want)
+		}
 	}
 }
