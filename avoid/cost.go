@@ -2,6 +2,7 @@ package avoid
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/shakedown-robotics/shakedown/geom"
 )
@@ -27,13 +28,10 @@ type candidate struct {
 type costMatrix struct {
 	dist      [gridCells]float64 // raw obstacle costs
 	line, box []float64
-	anyDist   bool
-	dirty     []int32 // cells of dist that candidates set nonzero
-	// The nonzero columns of each row of dist: row ie's are
-	// rowCols[rowStart[ie]:rowStart[ie+1]].
-	rowStart [GridE + 1]int32
-	rowCols  []int8
-	terms    terms
+	// The nonzero cells of dist: bit iz of rows[ie] is set when cell
+	// (ie, iz) is (GridZ ≤ 64).
+	rows  [GridE]uint64
+	terms terms
 }
 
 // trig tables of the cell centres.
@@ -87,10 +85,7 @@ func init() {
 func (m *costMatrix) candidates(h *histogram, goal, position, vel, closest geom.Vec3, cp *costParams, n int, out []candidate) []candidate {
 	t := &m.terms
 	t.set(h, goal, position, vel, closest, cp)
-	for _, k := range m.dirty {
-		m.dist[k] = 0
-	}
-	m.dirty = m.dirty[:0]
+	m.clear()
 	var stepped [GridE]bool
 	for _, k := range h.touched {
 		ie := int(k) / GridZ
@@ -100,22 +95,16 @@ func (m *costMatrix) candidates(h *histogram, goal, position, vel, closest geom.
 		}
 		if d := h.dist[k]; d > 0 {
 			m.dist[k] = sigmoid(d, cp)
-			m.dirty = append(m.dirty, k)
+			m.mark(int(k))
 		}
 	}
 	for ie, ok := range stepped {
 		if !ok {
 			continue
 		}
-		row := m.dist[ie*GridZ : (ie+1)*GridZ]
-		distRow(h, ie, cp, row)
-		for iz, v := range row {
-			if v != 0 {
-				m.dirty = append(m.dirty, int32(ie*GridZ+iz))
-			}
-		}
+		distRow(h, ie, cp, m.dist[ie*GridZ:(ie+1)*GridZ])
+		m.markRow(ie)
 	}
-	m.index()
 	r := cp.smoothR
 	smoothing := r > 0 && m.pad(r)
 	// Lower bounds of the other costs: the row's base plus the least of
@@ -309,52 +298,58 @@ func interpRow(row []float64, a, b, n int) {
 	}
 }
 
-// index lists the nonzero cells of dist (dirty) by row, for smoothedRow.
-func (m *costMatrix) index() {
-	m.anyDist = len(m.dirty) > 0
-	m.rowStart = [GridE + 1]int32{}
-	for _, k := range m.dirty {
-		m.rowStart[int(k)/GridZ+1]++
+// clear zeroes the cells of dist that mark set and forgets them.
+func (m *costMatrix) clear() {
+	for ie, cs := range m.rows {
+		for ; cs != 0; cs &= cs - 1 {
+			m.dist[ie*GridZ+bits.TrailingZeros64(cs)] = 0
+		}
 	}
-	for ie := range GridE {
-		m.rowStart[ie+1] += m.rowStart[ie]
-	}
-	if cap(m.rowCols) < len(m.dirty) {
-		m.rowCols = make([]int8, len(m.dirty), 2*len(m.dirty))
-	}
-	m.rowCols = m.rowCols[:len(m.dirty)]
-	var fill [GridE]int32
-	for _, k := range m.dirty {
-		ie := int(k) / GridZ
-		m.rowCols[m.rowStart[ie]+fill[ie]] = int8(int(k) % GridZ)
-		fill[ie]++
+	m.rows = [GridE]uint64{}
+}
+
+// mark notes that cell k of dist may be nonzero.
+func (m *costMatrix) mark(k int) {
+	m.rows[k/GridZ] |= 1 << (k % GridZ)
+}
+
+// markRow marks the nonzero cells of row ie of dist.
+func (m *costMatrix) markRow(ie int) {
+	for iz, v := range m.dist[ie*GridZ : (ie+1)*GridZ] {
+		if v != 0 {
+			m.rows[ie] |= 1 << iz
+		}
 	}
 }
 
 // pad makes the scratch of smoothedRow for radius r (azimuth padded by r
-// on each side) and reports whether any obstacle cost is nonzero.
+// on each side) and reports whether any cell of dist is marked.
 func (m *costMatrix) pad(r int) bool {
 	if cols := GridZ + 2*r; len(m.line) < cols {
 		m.line = make([]float64, cols)
 		m.box = make([]float64, cols)
 	}
-	return m.anyDist
+	return m.rows != [GridE]uint64{}
 }
 
 // smoothedRow writes row ie of the smoothed obstacle costs into dst
 // (GridZ cells): the conic kernel of radius r (weights (r+1−|i|)/(r+1)) over
 // elevation, then over azimuth, on the sphere: azimuth wraps, and beyond a
 // pole the rows continue reflected with the azimuth turned by 180°
-// (smoothPolarMatrix with padPolarMatrix). index and pad must have been
-// called.
+// (smoothPolarMatrix with padPolarMatrix). The marked cells of dist must
+// hold every nonzero one, and pad must have been called.
+//
+// It does the operations of the plain computation (refSmoothedRow in the
+// tests) and skips only the additions of zero: none of the sums is ever −0
+// (they start at +0, and a sum or difference is −0 only from a −0), so
+// adding or subtracting +0 leaves them as they are.
 func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 	cols := GridZ + 2*r
-	line, box := m.line, m.box
+	line, box := m.line[:cols], m.box[:cols]
 	norm := 1 / float64(r+1)
 	half := GridZ / 2
 	// Elevation: each column the weighted sum of rows ie−r … ie+r, added
-	// row by row in that order from the rows' nonzero cells only (the sum
-	// of a column is the same, term by term, as gathering it).
+	// row by row in that order from the rows' marked cells only.
 	var sum [GridZ]float64
 	nz := false
 	for i := -r; i <= r; i++ {
@@ -365,8 +360,8 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 		case re >= GridE:
 			re, turn = 2*GridE-1-re, true
 		}
-		cs := m.rowCols[m.rowStart[re]:m.rowStart[re+1]]
-		if len(cs) == 0 {
+		cs := m.rows[re]
+		if cs == 0 {
 			continue
 		}
 		nz = true
@@ -376,8 +371,8 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 		}
 		w := float64(r + 1 - d)
 		row := m.dist[re*GridZ : (re+1)*GridZ]
-		for _, c := range cs {
-			iz := int(c)
+		for ; cs != 0; cs &= cs - 1 {
+			iz := bits.TrailingZeros64(cs)
 			v := row[iz]
 			if turn {
 				iz = (iz + half) % GridZ
@@ -404,19 +399,26 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 	// Azimuth: the conic kernel is two boxes of r+1 cells convolved.
 	s := 0.0
 	for k := range cols {
-		s += line[k]
+		if v := line[k]; v != 0 {
+			s += v
+		}
 		if k > r {
-			s -= line[k-r-1]
+			if v := line[k-r-1]; v != 0 {
+				s -= v
+			}
 		}
 		box[k] = s
 	}
 	s = 0
 	for k := r; k <= 2*r; k++ {
-		s += box[k]
+		if v := box[k]; v != 0 {
+			s += v
+		}
 	}
-	for p := r; p+r < cols; p++ {
-		if p > r {
-			s += box[p+r] - box[p-1]
+	dst[0] = s * norm
+	for p := r + 1; p+r < cols; p++ {
+		if d := box[p+r] - box[p-1]; d != 0 {
+			s += d
 		}
 		dst[p-r] = s * norm
 	}

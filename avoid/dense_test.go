@@ -42,15 +42,12 @@ func (m *denseMatrix) compute(h *histogram, goal, position, vel, closest geom.Ve
 	m.markDist()
 }
 
-// markDist lists the nonzero raw obstacle costs (dirty, by row).
+// markDist marks the nonzero raw obstacle costs.
 func (m *denseMatrix) markDist() {
-	m.dirty = m.dirty[:0]
-	for k, v := range m.dist {
-		if v != 0 {
-			m.dirty = append(m.dirty, int32(k))
-		}
+	m.rows = [GridE]uint64{}
+	for ie := range GridE {
+		m.markRow(ie)
 	}
-	m.index()
 }
 
 // smooth replaces the raw obstacle costs by their smoothed values
@@ -63,7 +60,7 @@ func (m *denseMatrix) smooth(r int) {
 	var row [GridZ]float64
 	var out [gridCells]float64
 	for ie := range GridE {
-		m.smoothedRow(ie, r, row[:])
+		refSmoothedRow(&m.dist, ie, r, row[:])
 		copy(out[ie*GridZ:], row[:])
 	}
 	m.dist = out
@@ -104,7 +101,7 @@ func (m *denseMatrix) best(n, r int, out []candidate) []candidate {
 		}
 		copy(other[:], m.other[ie*GridZ:(ie+1)*GridZ])
 		if any {
-			m.smoothedRow(ie, r, row[:])
+			refSmoothedRow(&m.dist, ie, r, row[:])
 		} else if r <= 0 {
 			copy(row[:], m.dist[ie*GridZ:(ie+1)*GridZ])
 		} else {
@@ -113,4 +110,48 @@ func (m *denseMatrix) best(n, r int, out []candidate) []candidate {
 		out = mergeRow(out, n, ie, &other, &row)
 	}
 	return out
+}
+
+// refSmoothedRow is costMatrix.smoothedRow written plainly, every cell of
+// every row: row ie of dist smoothed with the conic kernel of radius r > 0.
+func refSmoothedRow(dist *[gridCells]float64, ie, r int, dst []float64) {
+	norm := 1 / float64(r+1)
+	var sum [GridZ]float64
+	for i := -r; i <= r; i++ {
+		re, turn := ie+i, 0
+		switch {
+		case re < 0:
+			re, turn = -re-1, GridZ/2
+		case re >= GridE:
+			re, turn = 2*GridE-1-re, GridZ/2
+		}
+		w := float64(r + 1 - max(i, -i))
+		for iz := range GridZ {
+			sum[(iz+turn)%GridZ] += dist[re*GridZ+iz] * w
+		}
+	}
+	cols := GridZ + 2*r
+	line := make([]float64, cols)
+	for c := range line {
+		line[c] = sum[((c-r)%GridZ+GridZ)%GridZ] * norm
+	}
+	box := make([]float64, cols)
+	s := 0.0
+	for k := range cols {
+		s += line[k]
+		if k > r {
+			s -= line[k-r-1]
+		}
+		box[k] = s
+	}
+	s = 0
+	for k := r; k <= 2*r; k++ {
+		s += box[k]
+	}
+	for p := r; p+r < cols; p++ {
+		if p > r {
+			s += box[p+r] - box[p-1]
+		}
+		dst[p-r] = s * norm
+	}
 }

@@ -1,0 +1,70 @@
+package avoid
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// awkwardDist returns raw obstacle costs where skipping zeros could show:
+// sparse and dense rows, cells at the poles and on the azimuth wrap, values
+// whose sums round (1e16 beside 1, so that running sums leave residues),
+// subnormal and huge values, and −0 cells (−0 obstacle weight).
+func awkwardDist(rng *rand.Rand) *[gridCells]float64 {
+	var d [gridCells]float64
+	fill := []float64{0.02, 0.2, 0.9}[rng.IntN(3)]
+	for k := range d {
+		if rng.Float64() >= fill {
+			continue
+		}
+		switch rng.IntN(8) {
+		case 0:
+			d[k] = 1e16 * (1 + rng.Float64())
+		case 1:
+			d[k] = 1 + rng.Float64()
+		case 2:
+			d[k] = 5e-324 * float64(1+rng.IntN(4))
+		case 3:
+			d[k] = 1e300 * rng.Float64()
+		case 4:
+			d[k] = math.Copysign(0, -1)
+		default:
+			d[k] = 10000 * rng.Float64()
+		}
+	}
+	for range rng.IntN(4) {
+		// The poles and the wrap.
+		ie := []int{0, 1, GridE - 2, GridE - 1}[rng.IntN(4)]
+		iz := []int{0, 1, GridZ/2 - 1, GridZ / 2, GridZ - 1}[rng.IntN(5)]
+		d[ie*GridZ+iz] = 10000 * rng.Float64()
+	}
+	return &d
+}
+
+// smoothedRow gives bit for bit the rows of the plain computation.
+func TestSmoothedRowMatchesPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var m costMatrix
+	var got, want [GridZ]float64
+	for trial := range 2000 {
+		d := awkwardDist(rng)
+		m.dist = *d
+		m.rows = [GridE]uint64{}
+		for ie := range GridE {
+			m.markRow(ie)
+		}
+		r := 1 + rng.IntN(15)
+		if !m.pad(r) {
+			continue
+		}
+		for ie := range GridE {
+			m.smoothedRow(ie, r, got[:])
+			refSmoothedRow(d, ie, r, want[:])
+			for iz := range GridZ {
+				if math.Float64bits(got[iz]) != math.Float64bits(want[iz]) {
+					t.Fatalf("trial %d (r %d) cell (%d, %d): got %v; want %v", trial, r, ie, iz, got[iz], want[iz])
+				}
+			}
+		}
+	}
+}
