@@ -34,17 +34,19 @@ type costMatrix struct {
 	terms terms
 }
 
-// trig tables of the cell centres.
+// trig tables of the cell centres (dirCosE is cosE before the rows e and
+// −e are made to share it, as dirOf computes it).
 var (
-	cosE, sinE [GridE]float64
-	cosZ, sinZ [GridZ]float64
-	stepE      [GridE]int
+	cosE, sinE, dirCosE [GridE]float64
+	cosZ, sinZ          [GridZ]float64
+	stepE               [GridE]int
 )
 
 func init() {
 	for ie := range GridE {
 		e, _ := cellCentre(ie, 0)
 		sinE[ie], cosE[ie] = math.Sincos(e / deg)
+		dirCosE[ie] = cosE[ie]
 		stepE[ie] = int(math.Round(1 / cosE[ie]))
 	}
 	// Rows e and −e share cos e (candidates relies on it).
@@ -439,4 +441,12 @@ func dirOf(e, z float64) geom.Vec3 {
 	se, ce := math.Sincos(e / deg)
 	sz, cz := math.Sincos(z / deg)
 	return geom.Vec3{X: ce * cz, Y: ce * sz, Z: -se}
+}
+
+// cellDir is dirOf of the centre of cell k (row-major) from the trig
+// tables: the same sines and cosines, multiplied alike.
+func cellDir(k int) geom.Vec3 {
+	ie, iz := k/GridZ, k%GridZ
+	se, ce := sinE[ie], dirCosE[ie]
+	return geom.Vec3{X: ce * cosZ[iz], Y: ce * sinZ[iz], Z: -se}
 }

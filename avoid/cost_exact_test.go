@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/shakedown-robotics/shakedown/geom"
 )
 
 // awkwardDist returns raw obstacle costs where skipping zeros could show:
@@ -65,6 +67,40 @@ func TestSmoothedRowMatchesPlain(t *testing.T) {
 					t.Fatalf("trial %d (r %d) cell (%d, %d): got %v; want %v", trial, r, ie, iz, got[iz], want[iz])
 				}
 			}
+		}
+	}
+}
+
+// cellDir is dirOf of every cell's centre, bit for bit.
+func TestCellDirMatchesDirOf(t *testing.T) {
+	for k := range gridCells {
+		e, z := cellCentre(k/GridZ, k%GridZ)
+		got, want := cellDir(k), dirOf(e, z)
+		if math.Float64bits(got.X) != math.Float64bits(want.X) || math.Float64bits(got.Y) != math.Float64bits(want.Y) ||
+			math.Float64bits(got.Z) != math.Float64bits(want.Z) {
+			t.Fatalf("cell (%d, %d): got %v; want %v", k/GridZ, k%GridZ, got, want)
+		}
+	}
+}
+
+// near is |a − b|² < 0.2² computed whole, also on the border, for
+// non-finite coordinates and for differences whose squares underflow.
+func TestNearMatchesDistance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	cs := []float64{0, 0.2, -0.2, math.Nextafter(0.2, 0), math.Nextafter(0.2, 1), 0.1, 0.14142135623730953, 1e-170, 3,
+		math.Inf(1), math.Inf(-1), math.NaN()}
+	c := func() float64 {
+		if rng.IntN(2) == 0 {
+			return cs[rng.IntN(len(cs))]
+		}
+		return 0.5 * rng.NormFloat64()
+	}
+	for range 200000 {
+		a := geom.Vec3{X: 10 * rng.Float64(), Y: 10 * rng.Float64(), Z: -10 * rng.Float64()}
+		b := a.Add(geom.Vec3{X: c(), Y: c(), Z: c()})
+		d := a.Sub(b)
+		if got, want := near(a, b), d.Dot(d) < 0.2*0.2; got != want {
+			t.Fatalf("near(%v, %v) = %v; want %v", a, b, got, want)
 		}
 	}
 }

@@ -390,11 +390,10 @@ func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist boo
 		p.cands = p.cost.candidates(&p.hist, goal, o.pos, o.vel, closest, &p.cp, p.cfg.Children, p.cands)
 		children := 0
 		for _, c := range p.cands {
-			dir := dirOf(c.e, c.z)
-			q := o.pos.Add(dir.Scale(p.cfg.NodeDistM))
+			q := o.pos.Add(cellDir(c.k).Scale(p.cfg.NodeDistM))
 			close := false
 			for i := range p.tree {
-				if d := p.tree[i].pos.Sub(q); d.Dot(d) < 0.2*0.2 {
+				if near(p.tree[i].pos, q) {
 					close = true
 					break
 				}
@@ -429,6 +428,17 @@ func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist boo
 		p.path = append(p.path, p.tree[i].pos)
 	}
 	p.path = append(p.path, p.tree[0].pos)
+}
+
+// near reports whether a and b are within 0.2 m, |a − b|² < 0.2². The
+// rounded square is at least its first term dx², so most pairs are ruled
+// out on dx alone.
+func near(a, b geom.Vec3) bool {
+	if dx := a.X - b.X; dx*dx >= 0.2*0.2 {
+		return false
+	}
+	d := a.Sub(b)
+	return d.Dot(d) < 0.2*0.2
 }
 
 // setpointFromPath is where the vehicle would be on the path had it flown
