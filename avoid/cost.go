@@ -180,9 +180,10 @@ func mergeRow(out []candidate, n, ie int, other, dist *[GridZ]float64) []candida
 			out[i] = cand
 		}
 		for i > 0 && before(cand.cost, cand.k, out[i-1]) {
-			out[i], out[i-1] = out[i-1], out[i]
+			out[i] = out[i-1]
 			i--
 		}
+		out[i] = cand
 	}
 	return out
 }
@@ -336,7 +337,11 @@ func (m *costMatrix) pad(r int) bool {
 		m.line = make([]float64, cols)
 		m.box = make([]float64, cols)
 	}
-	return m.rows != [GridE]uint64{}
+	var any uint64
+	for _, cs := range m.rows {
+		any |= cs
+	}
+	return any != 0
 }
 
 // smoothedRow writes row ie of the smoothed obstacle costs into dst
