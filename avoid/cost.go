@@ -361,9 +361,10 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 	norm := 1 / float64(r+1)
 	half := GridZ / 2
 	// Elevation: each column the weighted sum of rows ie−r … ie+r, added
-	// row by row in that order from the rows' marked cells only.
+	// row by row in that order from the rows' marked cells only; cols
+	// gathers the marked columns.
 	var sum [GridZ]float64
-	nz := false
+	var marked uint64
 	for i := -r; i <= r; i++ {
 		re, turn := ie+i, false
 		switch {
@@ -376,7 +377,11 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 		if cs == 0 {
 			continue
 		}
-		nz = true
+		if turn {
+			marked |= (cs<<half | cs>>half) & (1<<GridZ - 1)
+		} else {
+			marked |= cs
+		}
 		d := i
 		if d < 0 {
 			d = -d
@@ -392,7 +397,7 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 			sum[iz] += v * w
 		}
 	}
-	if !nz {
+	if marked == 0 {
 		for iz := range GridZ {
 			dst[iz] = 0
 		}
@@ -408,9 +413,24 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 	for c := r + GridZ; c < cols; c++ {
 		line[c] = sum[c-r-GridZ] * norm
 	}
-	// Azimuth: the conic kernel is two boxes of r+1 cells convolved.
+	// Its nonzero cells lie in [lo, hi]: the first and last marked
+	// columns, or their copies in the padding.
+	lo, hi := r+bits.TrailingZeros64(marked), r+63-bits.LeadingZeros64(marked)
+	if top := marked >> (GridZ - r); top != 0 {
+		lo = bits.TrailingZeros64(top)
+	}
+	if low := marked & (1<<r - 1); low != 0 {
+		hi = r + GridZ + 63 - bits.LeadingZeros64(low)
+	}
+	// Azimuth: the conic kernel is two boxes of r+1 cells convolved. The
+	// first box changes only in [lo, end], being +0 before and constant
+	// after.
+	end := min(hi+r+1, cols-1)
+	for k := range lo {
+		box[k] = 0
+	}
 	s := 0.0
-	for k := range cols {
+	for k := lo; k <= end; k++ {
 		if v := line[k]; v != 0 {
 			s += v
 		}
@@ -421,17 +441,32 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 		}
 		box[k] = s
 	}
+	for k := end + 1; k < cols; k++ {
+		box[k] = s
+	}
+	// The second box adds the differences box[p+r] − box[p−1], which are
+	// +0 unless p lies in [lo−r, end] (or, after end, the constant is not
+	// finite and its differences NaN).
+	pa, pb := max(r+1, lo-r), min(end, cols-r-1)
+	if math.IsInf(s, 0) || math.IsNaN(s) {
+		pb = cols - r - 1
+	}
 	s = 0
 	for k := r; k <= 2*r; k++ {
 		if v := box[k]; v != 0 {
 			s += v
 		}
 	}
-	dst[0] = s * norm
-	for p := r + 1; p+r < cols; p++ {
+	for p := r; p < pa; p++ {
+		dst[p-r] = s * norm
+	}
+	for p := pa; p <= pb; p++ {
 		if d := box[p+r] - box[p-1]; d != 0 {
 			s += d
 		}
+		dst[p-r] = s * norm
+	}
+	for p := pb + 1; p+r < cols; p++ {
 		dst[p-r] = s * norm
 	}
 }

@@ -11,7 +11,8 @@ import (
 // awkwardDist returns raw obstacle costs where skipping zeros could show:
 // sparse and dense rows, cells at the poles and on the azimuth wrap, values
 // whose sums round (1e16 beside 1, so that running sums leave residues),
-// subnormal and huge values, and −0 cells (−0 obstacle weight).
+// subnormal and huge values (sums that overflow, infinities), and −0
+// cells (−0 obstacle weight).
 func awkwardDist(rng *rand.Rand) *[gridCells]float64 {
 	var d [gridCells]float64
 	fill := []float64{0.02, 0.2, 0.9}[rng.IntN(3)]
@@ -26,8 +27,8 @@ func awkwardDist(rng *rand.Rand) *[gridCells]float64 {
 			d[k] = 1 + rng.Float64()
 		case 2:
 			d[k] = 5e-324 * float64(1+rng.IntN(4))
-		case 3:
-			d[k] = 1e300 * rng.Float64()
+		case 3: // huge: sums that overflow, and infinities
+			d[k] = []float64{1e300 * rng.Float64(), 1e307, math.MaxFloat64, math.Inf(1)}[rng.IntN(4)]
 		case 4:
 			d[k] = math.Copysign(0, -1)
 		default:
