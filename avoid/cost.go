@@ -109,31 +109,10 @@ func (m *costMatrix) candidates(h *histogram, goal, position, vel, closest geom.
 	}
 	r := cp.smoothR
 	smoothing := r > 0 && m.pad(r)
-	// Lower bounds of the other costs: the row's base plus the least of
-	// yaw − velocity·cos e·(v·ẑ) over the columns; rows e and −e share cos e.
-	// Interpolated columns lie between evaluated ones, so the bound holds
-	// for stepped rows too. The margin covers rounding. The least is taken
-	// four columns at a time with min, which needs no branch and whose
-	// result does not depend on the order; it differs from skipping NaNs
-	// only where the base is not finite, and then the bound is NaN either
-	// way.
-	var f [GridE / 2]float64
-	for ie := range GridE / 2 {
-		kv := cp.velocity * cosE[ie]
-		m0, m1, m2, m3 := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
-		for iz := 0; iz < GridZ; iz += 4 {
-			m0 = min(m0, t.yawC[iz]-kv*t.hv[iz])
-			m1 = min(m1, t.yawC[iz+1]-kv*t.hv[iz+1])
-			m2 = min(m2, t.yawC[iz+2]-kv*t.hv[iz+2])
-			m3 = min(m3, t.yawC[iz+3]-kv*t.hv[iz+3])
-		}
-		f[ie] = min(m0, m1, m2, m3)
-	}
 	var lb [GridE]float64
+	t.bounds(cp, &lb)
 	var order [GridE]int
 	for ie := range GridE {
-		b, fm := t.base(ie, cp), f[min(ie, GridE-1-ie)]
-		lb[ie] = b + fm - 1e-9*(math.Abs(b)+math.Abs(fm)+1)
 		k := ie
 		for k > 0 && lb[order[k-1]] > lb[ie] {
 			order[k] = order[k-1]
@@ -197,6 +176,9 @@ type terms struct {
 	vel        geom.Vec3
 	pitchScale float64
 	yawC, hv   [GridZ]float64
+	// The columns that no neighbour dominates (bounds).
+	front  [GridZ]int8
+	nFront int
 }
 
 // setTerms fills t for a node at position with velocity vel (the first
@@ -228,6 +210,49 @@ func (t *terms) set(h *histogram, goal, position, vel, closest geom.Vec3, cp *co
 		dg, dl := angleDiff(z, g.z), angleDiff(z, lz)
 		t.yawC[iz] = (1-w)*cp.yaw*dg*dg + w*cp.yaw*dl*dl
 		t.hv[iz] = vel.X*cosZ[iz] + vel.Y*sinZ[iz]
+	}
+	t.nFront = 0
+	for iz := range GridZ {
+		if !t.dominated(iz, (iz+GridZ-1)%GridZ) && !t.dominated(iz, (iz+1)%GridZ) {
+			t.front[t.nFront] = int8(iz)
+			t.nFront++
+		}
+	}
+}
+
+// dominated reports whether column j dominates column iz: no more yaw
+// cost and no less velocity along the azimuth, one of them strictly.
+func (t *terms) dominated(iz, j int) bool {
+	y, v, yj, vj := t.yawC[iz], t.hv[iz], t.yawC[j], t.hv[j]
+	return yj <= y && vj >= v && (yj < y || vj > v)
+}
+
+// bounds writes lower bounds of each row's costs other than the
+// obstacles' into lb: the row's base plus the least of
+// yaw − velocity·cos e·(v·ẑ) over the columns, less a margin for rounding;
+// rows e and −e share cos e. Interpolated columns lie between evaluated
+// ones, so the bound holds for stepped rows too.
+//
+// The least is taken over the front only: as velocity·cos e ≥ 0 and
+// rounding is monotone, a column dominated by a neighbour costs no less
+// than it, and the chain of dominating neighbours ends on the front. So
+// the least is the same, but for the sign of a zero, which the bound's
+// sum does not see; min (no branch) differs from skipping NaNs only where
+// the base is not finite, and then the bound is NaN either way.
+func (t *terms) bounds(cp *costParams, lb *[GridE]float64) {
+	var f [GridE / 2]float64
+	front := t.front[:t.nFront]
+	for ie := range GridE / 2 {
+		kv := cp.velocity * cosE[ie]
+		mn := math.Inf(1)
+		for _, iz := range front {
+			mn = min(mn, t.yawC[iz]-kv*t.hv[iz])
+		}
+		f[ie] = mn
+	}
+	for ie := range GridE {
+		b, fm := t.base(ie, cp), f[min(ie, GridE-1-ie)]
+		lb[ie] = b + fm - 1e-9*(math.Abs(b)+math.Abs(fm)+1)
 	}
 }
 

@@ -105,3 +105,91 @@ func TestNearMatchesDistance(t *testing.T) {
 		}
 	}
 }
+
+// refBounds is terms.bounds written plainly: the least over all columns,
+// skipping NaNs.
+func refBounds(t *terms, cp *costParams, lb *[GridE]float64) {
+	var f [GridE / 2]float64
+	for ie := range GridE / 2 {
+		kv := cp.velocity * cosE[ie]
+		mn := math.Inf(1)
+		for iz := range GridZ {
+			if v := t.yawC[iz] - kv*t.hv[iz]; v < mn {
+				mn = v
+			}
+		}
+		f[ie] = mn
+	}
+	for ie := range GridE {
+		b, fm := t.base(ie, cp), f[min(ie, GridE-1-ie)]
+		lb[ie] = b + fm - 1e-9*(math.Abs(b)+math.Abs(fm)+1)
+	}
+}
+
+// bounds gives bit for bit the bounds of the plain computation (NaN where
+// it gives NaN): for the
+// terms of random and degenerate nodes (at rest, moving along a column,
+// at the goal, non-finite velocities and goals), and for made-up yaw and
+// velocity rows with plateaus, ties and signed zeros.
+func TestBoundsMatchPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	cfg := DefaultConfig()
+	cp := costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
+		obstacleWeight: cfg.ObstacleWeight, smoothR: 7, minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM}
+	var h histogram
+	var tm terms
+	var got, want [GridE]float64
+	check := func(trial int) {
+		tm.nFront = 0
+		for iz := range GridZ {
+			if !tm.dominated(iz, (iz+GridZ-1)%GridZ) && !tm.dominated(iz, (iz+1)%GridZ) {
+				tm.front[tm.nFront] = int8(iz)
+				tm.nFront++
+			}
+		}
+		tm.bounds(&cp, &got)
+		refBounds(&tm, &cp, &want)
+		for ie := range GridE {
+			// A bound is only ever compared, so any NaN will do.
+			if math.Float64bits(got[ie]) != math.Float64bits(want[ie]) && !(math.IsNaN(got[ie]) && math.IsNaN(want[ie])) {
+				t.Fatalf("trial %d row %d: bound %v; want %v (front %v)", trial, ie, got[ie], want[ie], tm.front[:tm.nFront])
+			}
+		}
+	}
+	odd := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN()}
+	for trial := range 20000 {
+		cp.velocity = []float64{cfg.VelocityCost, 0, 1e9}[rng.IntN(3)]
+		if trial%2 == 0 {
+			v := func(s float64) geom.Vec3 {
+				return geom.Vec3{X: s * rng.NormFloat64(), Y: s * rng.NormFloat64(), Z: s * rng.NormFloat64()}
+			}
+			pos, vel := v(10), v(2)
+			goal, closest := pos.Add(v(8)), pos.Add(v(8))
+			switch rng.IntN(6) {
+			case 0:
+				vel = geom.Vec3{}
+			case 1: // along a column's centre, at the goal
+				vel = cellDir(rng.IntN(gridCells)).Scale(2)
+				goal = pos.Add(vel)
+			case 2:
+				goal = pos
+			case 3:
+				vel.X = odd[rng.IntN(len(odd))]
+			case 4:
+				goal.Y = odd[rng.IntN(len(odd))]
+			}
+			tm.set(&h, goal, pos, vel, closest, &cp)
+			check(trial)
+			continue
+		}
+		// Made-up rows: few distinct values, so that ties and plateaus are
+		// common.
+		tm.goal, tm.speed, tm.vel, tm.pitchScale = polar{e: 10, z: 20, r: 8}, 1, geom.Vec3{X: 1}, 1
+		vals := []float64{0, math.Copysign(0, -1), 1, 2, 2700, 1e-300}
+		for iz := range GridZ {
+			tm.yawC[iz] = vals[rng.IntN(len(vals))]
+			tm.hv[iz] = vals[rng.IntN(len(vals))] * float64(1-2*rng.IntN(2))
+		}
+		check(trial)
+	}
+}
