@@ -28,8 +28,8 @@ type candidate struct {
 type costMatrix struct {
 	dist      [gridCells]float64 // raw obstacle costs
 	line, box []float64
-	// The nonzero cells of dist: bit iz of rows[ie] is set when cell
-	// (ie, iz) is (GridZ ≤ 64).
+	// The marked cells of dist, among them every nonzero one: bit iz of
+	// rows[ie] for cell (ie, iz) (GridZ ≤ 64).
 	rows  [GridE]uint64
 	terms terms
 }
@@ -362,11 +362,11 @@ func (m *costMatrix) pad(r int) bool {
 		m.line = make([]float64, cols)
 		m.box = make([]float64, cols)
 	}
-	var any uint64
+	var all uint64
 	for _, cs := range m.rows {
-		any |= cs
+		all |= cs
 	}
-	return any != 0
+	return all != 0
 }
 
 // smoothedRow writes row ie of the smoothed obstacle costs into dst
@@ -386,8 +386,8 @@ func (m *costMatrix) smoothedRow(ie, r int, dst []float64) {
 	norm := 1 / float64(r+1)
 	half := GridZ / 2
 	// Elevation: each column the weighted sum of rows ie−r … ie+r, added
-	// row by row in that order from the rows' marked cells only; cols
-	// gathers the marked columns.
+	// row by row in that order from the rows' marked cells only; marked
+	// gathers their columns.
 	var sum [GridZ]float64
 	var marked uint64
 	for i := -r; i <= r; i++ {
