@@ -134,8 +134,7 @@ func refBounds(t *terms, cp *costParams, lb *[GridE]float64) {
 func TestBoundsMatchPlain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	cfg := DefaultConfig()
-	cp := costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
-		obstacleWeight: cfg.ObstacleWeight, smoothR: 7, minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM}
+	cp := newCostParams(cfg)
 	var h histogram
 	var tm terms
 	var got, want [GridE]float64

@@ -86,8 +86,7 @@ func TestAtan2Deg(t *testing.T) {
 func TestCandidatesMatchWholeMatrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	cfg := DefaultConfig()
-	cp := costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
-		obstacleWeight: cfg.ObstacleWeight, smoothR: 7, minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM}
+	cp := newCostParams(cfg)
 	var sparse costMatrix
 	var dense denseMatrix
 	for trial := range 300 {

@@ -207,9 +207,7 @@ func New(cfg Config) (*Planner, error) {
 	}
 	p := &Planner{
 		cfg: cfg,
-		cp: costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
-			obstacleWeight: cfg.ObstacleWeight, smoothR: int(math.Ceil(cfg.SmoothingDeg / AlphaResDeg)),
-			minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM},
+		cp:  newCostParams(cfg),
 		mem: make([]point, 0, 4096), tmp: make([]point, 0, 4096),
 		counter: make([]uint16, subCells), touched: make([]int32, 0, 4096),
 		cloud:     make([]geom.Vec3, 0, 4096),
@@ -224,6 +222,14 @@ func New(cfg Config) (*Planner, error) {
 }
 
 var nanVec = geom.Vec3{X: math.NaN(), Y: math.NaN(), Z: math.NaN()}
+
+// newCostParams are the cost function's parameters of cfg, the smoothing
+// margin in whole 6° cells.
+func newCostParams(cfg Config) costParams {
+	return costParams{pitch: cfg.PitchCost, yaw: cfg.YawCost, velocity: cfg.VelocityCost, obstacleM: cfg.ObstacleCostM,
+		obstacleWeight: cfg.ObstacleWeight, smoothR: int(math.Ceil(cfg.SmoothingDeg / AlphaResDeg)),
+		minRangeM: cfg.MinRangeM, maxRangeM: cfg.MaxRangeM}
+}
 
 // Config returns the parameters in use.
 func (p *Planner) Config() Config { return p.cfg }
