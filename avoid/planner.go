@@ -554,6 +554,8 @@ func (p *Planner) generate(r autopilot.AvoidRequest, pos, vel geom.Vec3, yawDeg,
 	altChange := r.Phase == autopilot.AvoidTakeoff || r.Phase == autopilot.AvoidLand
 	cruise := p.cruise()
 	next := p.state
+	// ALTITUDE_CHANGE brakes first, until below 0.5 m/s.
+	braking := p.state == AltitudeChange && vel.XY().Norm() > 0.5
 	var gotoPos geom.Vec3
 	out := autopilot.AvoidSetpoint{Pos: nanVec, Vel: nanVec, Yaw: math.NaN(), YawRate: math.NaN(), Valid: true}
 	switch p.state {
@@ -598,7 +600,7 @@ func (p *Planner) generate(r autopilot.AvoidRequest, pos, vel geom.Vec3, yawDeg,
 			p.yawReachHeight = yawRad
 			p.changeAltPos = pos
 		}
-		if vel.XY().Norm() > 0.5 {
+		if braking {
 			// Brake first: no horizontal velocity, and the goto point
 			// where the vehicle is.
 			out.Vel = geom.Vec3{X: 0, Y: 0, Z: math.NaN()}
@@ -623,7 +625,7 @@ func (p *Planner) generate(r autopilot.AvoidRequest, pos, vel geom.Vec3, yawDeg,
 		// goal's altitude.
 		p.smoothPos, p.smoothVel = pos, geom.Vec3{}
 		out.Pos = geom.Vec3{X: p.changeAltPos.X, Y: p.changeAltPos.Y, Z: goal.Z}
-		if vel.XY().Norm() > 0.5 {
+		if braking {
 			out.Pos = pos
 		}
 	default:
