@@ -82,7 +82,21 @@ type cloudCam struct {
 	// Per azimuth column: the entry and exit of the horizontal ray through
 	// each box footprint, reused across the column's rows.
 	hits []colHit
+	// The sines and cosines of the rows' elevations, elSin[ei] and
+	// elCos[ei] = math.Sincos(rowElevation(ei, cell)), and of the columns'
+	// azimuths for zi in [−nZ, 2·nZ), azSin[zi+nZ] and azCos[zi+nZ] =
+	// math.Sincos(colAzimuth(zi, cell)): capture reads them instead of
+	// calling Sincos per ray, the same values.
+	elSin, elCos []float64
+	azSin, azCos []float64
 }
+
+// rowElevation is the elevation of the centre of row ei (rad, up).
+func rowElevation(ei int, cell float64) float64 { return (float64(ei)+0.5)*cell - math.Pi/2 }
+
+// colAzimuth is the azimuth of the centre of column zi (rad; zi may lie
+// outside one turn).
+func colAzimuth(zi int, cell float64) float64 { return (float64(zi)+0.5)*cell - math.Pi }
 
 type colHit struct{ sIn, sOut, z0, z1 float64 }
 
@@ -92,11 +106,33 @@ func newCloudCam(c CloudConfig) *cloudCam {
 	}
 	cell := c.CellDeg * math.Pi / 180
 	n := int(math.Round(180/c.CellDeg)) * int(math.Round(360/c.CellDeg))
-	return &cloudCam{
+	cc := &cloudCam{
 		cfg: c, cell: cell,
 		tanH: math.Tan(c.HFOVDeg * math.Pi / 360), tanV: math.Tan(c.VFOVDeg * math.Pi / 360),
 		scan: CloudScan{T: math.Inf(-1), Points: make([]geom.Vec3, 0, n/8)},
 	}
+	nE := int(math.Round(math.Pi / cell))
+	nZ := 2 * nE
+	tab := make([]float64, 2*nE+6*nZ)
+	cc.elSin, cc.elCos = tab[:nE:nE], tab[nE:2*nE:2*nE]
+	cc.azSin, cc.azCos = tab[2*nE:2*nE+3*nZ:2*nE+3*nZ], tab[2*nE+3*nZ:]
+	for ei := range nE {
+		cc.elSin[ei], cc.elCos[ei] = math.Sincos(rowElevation(ei, cell))
+	}
+	for i := range 3 * nZ {
+		cc.azSin[i], cc.azCos[i] = math.Sincos(colAzimuth(i-nZ, cell))
+	}
+	return cc
+}
+
+// colSincos is math.Sincos(colAzimuth(zi, c.cell)), from the table where
+// zi lies in it.
+func (c *cloudCam) colSincos(zi int) (s, co float64) {
+	nZ := 2 * len(c.elSin)
+	if i := zi + nZ; i >= 0 && i < len(c.azSin) {
+		return c.azSin[i], c.azCos[i]
+	}
+	return math.Sincos(colAzimuth(zi, c.cell))
 }
 
 // capture fills the scan from pos with attitude att against the scene's
@@ -127,8 +163,7 @@ func (c *cloudCam) capture(t float64, pos geom.Vec3, att geom.Quat, scene *world
 	minR, maxR := c.cfg.MinRangeM, c.cfg.MaxRangeM
 	alt := -pos.Z
 	for zi := z0; zi <= z1; zi++ {
-		az := (float64(zi)+0.5)*c.cell - math.Pi
-		sa, ca := math.Sincos(az)
+		sa, ca := c.colSincos(zi)
 		// Horizontal intersections of this column with each footprint.
 		anyHit := false
 		for i := range scene.Boxes {
@@ -151,8 +186,7 @@ func (c *cloudCam) capture(t float64, pos geom.Vec3, att geom.Quat, scene *world
 			top = min(e1, int(math.Floor((-math.Asin(alt/maxR)+math.Pi/2)/c.cell)))
 		}
 		for ei := e0; ei <= top; ei++ {
-			el := (float64(ei)+0.5)*c.cell - math.Pi/2
-			se, ce := math.Sincos(el)
+			se, ce := c.elSin[ei], c.elCos[ei]
 			d := geom.Vec3{X: ce * ca, Y: ce * sa, Z: -se}
 			b := att.RotateInv(d)
 			if b.X <= 0 || math.Abs(b.Y) > c.tanH*b.X || math.Abs(b.Z) > c.tanV*b.X {
