@@ -54,6 +54,9 @@ type Controller struct {
 	yawTorque float64
 	primed    bool
 	frozen    bool
+	// The three filters' lpAlpha, remembered for the cut-off and step
+	// they were last worked out for.
+	velA, rateA, yawA alphaMemo
 }
 
 // New returns a controller with gains gn (validated by the caller with
@@ -71,6 +74,21 @@ func (c *Controller) Reset() {
 func (c *Controller) Freeze(f bool) { c.frozen = f }
 
 func lpAlpha(hz, dt float64) float64 { return 1 - math.Exp(-2*math.Pi*hz*dt) }
+
+// alphaMemo is lpAlpha remembered for one (hz, dt): the gains and the step
+// rarely change, and the exponential costs more than the rest of a filter.
+// The zero value holds lpAlpha(+0, +0) = 1 − e^−0 = +0.
+type alphaMemo struct{ hz, dt, a float64 }
+
+// of returns lpAlpha(hz, dt), worked out again only when hz or dt differs
+// in any bit from the last call's, so that it is always what lpAlpha
+// returns (a NaN's payload and a zero's sign included).
+func (m *alphaMemo) of(hz, dt float64) float64 {
+	if math.Float64bits(hz) != math.Float64bits(m.hz) || math.Float64bits(dt) != math.Float64bits(m.dt) {
+		m.hz, m.dt, m.a = hz, dt, lpAlpha(hz, dt)
+	}
+	return m.a
+}
 
 func nz(v float64) float64 {
 	if math.IsNaN(v) {
@@ -108,7 +126,7 @@ func (c *Controller) Update(st State, sp Setpoint, dt float64) Output {
 	out.VelSp = vsp
 
 	// Velocity PID; D acts on the measured acceleration (low-passed, MPC_VELD_LP).
-	a := lpAlpha(gn.VelDerivLPHz, dt)
+	a := c.velA.of(gn.VelDerivLPHz, dt)
 	c.velDeriv = c.velDeriv.Add(st.Vel.Sub(c.prevVel).Scale(1 / dt).Sub(c.velDeriv).Scale(a))
 	c.prevVel = st.Vel
 	ve := vsp.Sub(st.Vel)
@@ -179,14 +197,14 @@ func (c *Controller) Update(st State, sp Setpoint, dt float64) Output {
 	out.RateSp = rsp
 
 	// Body-rate PID.
-	ar := lpAlpha(gn.RateDerivLPHz, dt)
+	ar := c.rateA.of(gn.RateDerivLPHz, dt)
 	c.rateDeriv = c.rateDeriv.Add(st.Rate.Sub(c.prevRate).Scale(1 / dt).Sub(c.rateDeriv).Scale(ar))
 	c.prevRate = st.Rate
 	re := rsp.Sub(st.Rate)
 	rp := geom.Vec3{X: gn.RateP[0], Y: gn.RateP[1], Z: gn.RateP[2]}
 	rd := geom.Vec3{X: gn.RateD[0], Y: gn.RateD[1], Z: gn.RateD[2]}
 	tq := re.Mul(rp).Add(c.rateInt).Sub(c.rateDeriv.Mul(rd))
-	c.yawTorque += (tq.Z - c.yawTorque) * lpAlpha(gn.YawTorqueLPHz, dt)
+	c.yawTorque += (tq.Z - c.yawTorque) * c.yawA.of(gn.YawTorqueLPHz, dt)
 	tq.Z = c.yawTorque
 	tq.X = geom.Clamp(tq.X, -1, 1)
 	tq.Y = geom.Clamp(tq.Y, -1, 1)
