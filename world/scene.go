@@ -141,6 +141,13 @@ func (s *Scene) Penetrate(p geom.Vec3, radius float64) (Penetration, bool) {
 		lx, ly := f.local(p.X, p.Y)
 		cx, cy := geom.Clamp(lx, -f.hl, f.hl), geom.Clamp(ly, -f.hw, f.hw)
 		dx, dy := lx-cx, ly-cy
+		if m := max(math.Abs(dx), math.Abs(dy)); m >= radius && m > 1e-12 {
+			// Beside the volume, out of reach: math.Hypot(dx, dy) is at
+			// least m (max·√(1 + (min/max)²), rounded, and +Inf for an
+			// infinite side), so d > 1e-12 and d ≥ radius below. It skips
+			// the hypotenuse for all but the boxes the vehicle is near.
+			continue
+		}
 		var nx, ny, nz, depth float64
 		if d := math.Hypot(dx, dy); d > 1e-12 {
 			if d >= radius {
