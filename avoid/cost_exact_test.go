@@ -106,6 +106,52 @@ func TestNearMatchesDistance(t *testing.T) {
 	}
 }
 
+// nearTree answers as near on every node of the tree does: for trees of
+// random nodes among which q's neighbours lie on and beside the 0.2-m
+// border, at non-finite coordinates and at differences whose squares
+// underflow.
+func TestNearTreeMatchesNear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	cs := []float64{0, 0.2, -0.2, math.Nextafter(0.2, 0), math.Nextafter(-0.2, 0), 0.1, 0.14142135623730953, 1e-170, 3,
+		math.Inf(1), math.Inf(-1), math.NaN()}
+	c := func() float64 {
+		if rng.IntN(2) == 0 {
+			return cs[rng.IntN(len(cs))]
+		}
+		return 0.3 * rng.NormFloat64()
+	}
+	found := 0
+	for range 20000 {
+		q := geom.Vec3{X: 10 * rng.Float64(), Y: 10 * rng.Float64(), Z: -10 * rng.Float64()}
+		var tree []node
+		var xs []float64
+		for range rng.IntN(40) {
+			pos := geom.Vec3{X: 10 * rng.Float64(), Y: 10 * rng.Float64(), Z: -10 * rng.Float64()}
+			if rng.IntN(3) == 0 {
+				pos = q.Add(geom.Vec3{X: c(), Y: c(), Z: c()})
+			}
+			tree = append(tree, node{pos: pos})
+			xs = append(xs, pos.X)
+		}
+		want := false
+		for _, n := range tree {
+			if near(n.pos, q) {
+				want = true
+				break
+			}
+		}
+		if got := nearTree(tree, xs, q); got != want {
+			t.Fatalf("nearTree(%v, %v) = %v; want %v", tree, q, got, want)
+		}
+		if want {
+			found++
+		}
+	}
+	if found < 1000 {
+		t.Fatalf("only %d of the trees had a node near q; the test needs more", found)
+	}
+}
+
 // refBounds is terms.bounds written plainly: the least over all columns,
 // skipping NaNs.
 func refBounds(t *terms, cp *costParams, lb *[GridE]float64) {

@@ -175,6 +175,7 @@ type Planner struct {
 	cost  costMatrix
 	cands []candidate
 	tree  []node
+	treeX []float64   // treeX[i] = tree[i].pos.X, for nearTree
 	path  []geom.Vec3 // end node first, the vehicle's node last
 	pathT float64
 
@@ -213,6 +214,7 @@ func New(cfg Config) (*Planner, error) {
 		cloud:     make([]geom.Vec3, 0, 4096),
 		cands:     make([]candidate, 0, cfg.Children),
 		tree:      make([]node, 0, 1+cfg.ExpandedNodes*cfg.Children),
+		treeX:     make([]float64, 0, 1+cfg.ExpandedNodes*cfg.Children),
 		path:      make([]geom.Vec3, 0, cfg.ExpandedNodes+2),
 		lastCycle: math.Inf(-1), lastProcess: math.Inf(-1), cloudT: math.Inf(-1), pathT: math.Inf(-1),
 		headingAtGoal: math.NaN(),
@@ -383,9 +385,10 @@ func (p *Planner) cruise() float64 {
 // ends (TrajectorySimulator: ρ 0.76, MAE 1.12 m).
 func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist bool) {
 	w := p.cfg.HeuristicWeight
-	p.tree = p.tree[:0]
+	p.tree, p.treeX = p.tree[:0], p.treeX[:0]
 	h0 := goal.Sub(position).Norm() * w
 	p.tree = append(p.tree, node{pos: position, vel: vel, origin: -1, total: h0, heurist: h0})
+	p.treeX = append(p.treeX, position.X)
 	origin := 0
 	expanded := true
 	for n := 0; n < p.cfg.ExpandedNodes && expanded; n++ {
@@ -397,19 +400,13 @@ func (p *Planner) buildTree(position, vel, goal, closest geom.Vec3, rootHist boo
 		children := 0
 		for _, c := range p.cands {
 			q := o.pos.Add(cellDir(c.k).Scale(p.cfg.NodeDistM))
-			close := false
-			for i := range p.tree {
-				if near(p.tree[i].pos, q) {
-					close = true
-					break
-				}
-			}
-			if close || children >= p.cfg.Children {
+			if nearTree(p.tree, p.treeX, q) || children >= p.cfg.Children {
 				continue
 			}
 			h := goal.Sub(q).Norm() * w
 			p.tree = append(p.tree, node{pos: q, vel: q.Sub(o.pos), origin: origin,
 				total: o.total - o.heurist + c.cost + h, heurist: h, depth: o.depth + 1})
+			p.treeX = append(p.treeX, q.X)
 			children++
 		}
 		p.tree[origin].closed = true
@@ -445,6 +442,20 @@ func near(a, b geom.Vec3) bool {
 	}
 	d := a.Sub(b)
 	return d.Dot(d) < 0.2*0.2
+}
+
+// nearTree reports whether q is near (within 0.2 m of) any node of tree,
+// whose x coordinates xs holds. It scans xs for near's first test, dx² ≥
+// 0.2² ruling a pair out, on the same dx = a.X − q.X, and calls near only
+// for the nodes that pass it: the same answer as near on every node, from
+// a scan of 8 bytes a node instead of the node's 88.
+func nearTree(tree []node, xs []float64, q geom.Vec3) bool {
+	for i, x := range xs {
+		if dx := x - q.X; dx*dx < 0.2*0.2 && near(tree[i].pos, q) {
+			return true
+		}
+	}
+	return false
 }
 
 // setpointFromPath is where the vehicle would be on the path had it flown
