@@ -37,9 +37,14 @@ type Config struct {
 	RateHz            float64 // waypoint generator loop (spin_dt_ 0.1 s)
 
 	// CloudGapS: a cloud stamped less than this after the last accepted
-	// one is dropped (LocalPlannerNodelet::pointCloudCallback), and the
-	// planner runs once per accepted cloud (threadFunction); 0 accepts
-	// every cloud and plans every cycle.
+	// one is dropped, and the planner runs once per accepted cloud
+	// (threadFunction); 0 accepts every cloud and plans every cycle.
+	// LocalPlannerNodelet::pointCloudCallback drops such a cloud only while
+	// the last one still waits for its transform at its stamp, so on the
+	// real bench the planning period lies between spin_dt_ (0.1 s) and
+	// about 0.3 s, depending on how far the TF lags the camera; 0.3 s is
+	// that rule's bound. Planning every 0.1 s agreed worse with PX4's
+	// clearances (docs/measurements/fidelity-2026-12-07-evening.md §3).
 	CloudGapS float64
 
 	TimeoutCriticalS float64 // timeout_critical_: no cloud this long → hover
