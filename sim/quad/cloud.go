@@ -17,9 +17,13 @@ import (
 // cell of a world-aligned polar grid around the vehicle (PX4-Avoidance's
 // processPointcloud, ALPHA_RES/3). The camera is therefore sampled on that
 // grid: one ray through the centre of each cell whose direction lies inside
-// the camera frustum (the vehicle's attitude included), which gives the
-// planner the same cells at 1/4 of the rays of the 64 × 48 image (whose
-// pixels are about 0.9° apart). Zero CellDeg means 2°.
+// the camera frustum (the vehicle's attitude included), at about 1/4 of the
+// rays of the 64 × 48 image (whose pixels are about 0.9° apart). This is an
+// approximation: the image puts a point in every cell where any of its
+// pixels sees a surface, so its silhouettes are about half a cell wider
+// (3 % more cells on a box filling the view), and the simulator then passes
+// boxes about 0.16 m farther out on wide/
+// (docs/measurements/fidelity-2026-12-07-camera.md). Zero CellDeg means 2°.
 type CloudConfig struct {
 	HFOVDeg   float64 // horizontal field of view
 	VFOVDeg   float64 // vertical field of view
