@@ -20,7 +20,7 @@ import (
 // the camera frustum (the vehicle's attitude included), at about 1/4 of the
 // rays of the 64 × 48 image (whose pixels are about 0.9° apart). This is an
 // approximation: the image puts a point in every cell where any of its
-// pixels sees a surface, so its silhouettes are about half a cell wider
+// pixels sees a surface, so its silhouettes are about 0.5° wider a side
 // (3 % more cells on a box filling the view), and the simulator then passes
 // boxes about 0.16 m farther out on wide/
 // (docs/measurements/fidelity-2026-12-07-camera.md). Zero CellDeg means 2°.
