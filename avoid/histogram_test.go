@@ -19,10 +19,10 @@ func rememberedBox(b *testing.B) (p *Planner, node geom.Vec3) {
 	}
 	for i, yaw := range []float64{0, 0.5, -0.5} {
 		c := cloudFrom(b, scene, pos, yaw)
-		if err := p.Observe(float64(i)*0.3, c.Pos, c.Att, c.Points); err != nil {
+		if err := p.Observe(float64(i)*0.3, c.Points); err != nil {
 			b.Fatal(err)
 		}
-		p.process(float64(i)*0.3, pos)
+		p.process(float64(i)*0.3, pos, c.Att)
 	}
 	return p, pos.Add(geom.Vec3{X: 2, Y: 0.5})
 }

@@ -169,12 +169,10 @@ type Planner struct {
 	counter  []uint16 // per 2° cell, reset through touched
 	touched  []int32
 	// The newest camera cloud, not yet merged.
-	cloud              []geom.Vec3
-	cloudT             float64
-	cloudPos           geom.Vec3
-	cloudYaw, cloudPit float64
-	haveCloud          bool
-	lastProcess        float64
+	cloud       []geom.Vec3
+	cloudT      float64
+	haveCloud   bool
+	lastProcess float64
 
 	hist  histogram
 	cost  costMatrix
@@ -261,23 +259,21 @@ func (p *Planner) Path() []geom.Vec3 {
 // least CloudGapS after the last one taken (Observe drops the others).
 func (p *Planner) TakesCloud(t float64) bool { return !(t-p.cloudT < p.cfg.CloudGapS-1e-9) }
 
-// ErrNotFinite is returned for a cloud taken from a pose that is not finite.
-var ErrNotFinite = errors.New("avoid: cloud pose is not finite")
+// ErrNotFinite is returned for a cloud whose time is not a number.
+var ErrNotFinite = errors.New("avoid: cloud time is not a number")
 
-// Observe hands the planner the newest point cloud: world points (NED) seen
-// from pos with attitude att at time t. The points are copied; they are
-// merged into the memory on the next planning cycle.
-func (p *Planner) Observe(t float64, pos geom.Vec3, att geom.Quat, pts []geom.Vec3) error {
-	if !pos.IsFinite() || math.IsNaN(t) {
+// Observe hands the planner the newest point cloud: world points (NED)
+// taken at time t. The points are copied; they are merged into the memory
+// on the next planning cycle, against the pose the vehicle has then.
+func (p *Planner) Observe(t float64, pts []geom.Vec3) error {
+	if math.IsNaN(t) {
 		return ErrNotFinite
 	}
 	if !p.TakesCloud(t) {
 		return nil
 	}
 	p.cloud = append(p.cloud[:0], pts...)
-	p.cloudT, p.cloudPos, p.haveCloud = t, pos, true
-	_, pitch, yaw := att.Euler()
-	p.cloudYaw, p.cloudPit = yaw*deg, pitch*deg
+	p.cloudT, p.haveCloud = t, true
 	return nil
 }
 
@@ -292,8 +288,13 @@ func (p *Planner) insideFOV(q polar, yawDeg, pitchDeg float64) bool {
 // (processPointcloud): the new points, one per 2° cell with at least
 // MinPointsPerCell returns, inside [MinRangeM, MaxRangeM]; then the old
 // points whose cell the new cloud left empty, that lie outside the current
-// field of view, are younger than PointAgeS and within MaxRangeM.
-func (p *Planner) process(t float64, position geom.Vec3) {
+// field of view, are younger than PointAgeS and within MaxRangeM. The field
+// of view is the one of the vehicle's pose when the cycle runs (position
+// and att), not of the pose the cloud was taken from: runPlanner hands
+// processPointcloud the state setState left there, the newest pose.
+func (p *Planner) process(t float64, position geom.Vec3, att geom.Quat) {
+	_, pitch, yaw := att.Euler()
+	yawDeg, pitchDeg := yaw*deg, pitch*deg
 	elapsed := 0.0
 	if !math.IsInf(p.lastProcess, -1) {
 		elapsed = t - p.lastProcess
@@ -338,7 +339,7 @@ func (p *Planner) process(t float64, position geom.Vec3) {
 			continue
 		}
 		// Inside the view means the camera would see it again: forget it.
-		if p.insideFOV(polarOf(o.p, p.cloudPos), p.cloudYaw, p.cloudPit) {
+		if p.insideFOV(polarOf(o.p, position), yawDeg, pitchDeg) {
 			continue
 		}
 		if p.counter[k] == 0 {
@@ -530,7 +531,7 @@ func (p *Planner) cycle(r autopilot.AvoidRequest, dt float64) {
 	}
 	plan := p.haveCloud || p.cfg.CloudGapS == 0
 	if p.haveCloud {
-		p.process(r.T, pos)
+		p.process(r.T, pos, est.Att)
 	}
 	goal, prev := r.Goal, r.PrevGoal
 	if goal.Sub(p.goalKey).Norm() > 0.1 {

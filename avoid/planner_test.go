@@ -45,10 +45,10 @@ func treeFrom(t *testing.T, scene *world.Scene, pos, goal geom.Vec3) (*Planner, 
 		t.Fatal("the camera sees nothing")
 	}
 	p := newPlanner(t)
-	if err := p.Observe(0, c.Pos, c.Att, c.Points); err != nil {
+	if err := p.Observe(0, c.Points); err != nil {
 		t.Fatal(err)
 	}
-	p.process(0, pos)
+	p.process(0, pos, c.Att)
 	p.hist.build(p.mem, pos)
 	p.buildTree(pos, geom.Vec3{}, goal, goal, true)
 	return p, p.Path()
@@ -146,23 +146,23 @@ func TestMemory(t *testing.T) {
 	pos := geom.Vec3{Z: -10}
 	c := cloudFrom(t, scene, pos, 0)
 	p := newPlanner(t)
-	_ = p.Observe(0, c.Pos, c.Att, c.Points)
-	p.process(0, pos)
+	_ = p.Observe(0, c.Points)
+	p.process(0, pos, c.Att)
 	seen := p.Points()
 	if seen == 0 {
 		t.Fatal("nothing remembered of a wall 7 m ahead")
 	}
 	// The same view again replaces the points: no growth.
-	_ = p.Observe(0.1, c.Pos, c.Att, c.Points)
-	p.process(0.1, pos)
+	_ = p.Observe(0.1, c.Points)
+	p.process(0.1, pos, c.Att)
 	if got := p.Points(); got != seen {
 		t.Errorf("same view again: %d points; want %d", got, seen)
 	}
 	// Turned East, seeing nothing: the wall is outside the view and kept.
 	east := geom.QuatEuler(0, 0, math.Pi/2)
 	for ti := 1.0; ti <= 19; ti++ {
-		_ = p.Observe(ti, pos, east, nil)
-		p.process(ti, pos)
+		_ = p.Observe(ti, nil)
+		p.process(ti, pos, east)
 	}
 	if got := p.Points(); got != seen {
 		t.Errorf("looking away for 18 s: %d points; want all %d kept", got, seen)
@@ -170,25 +170,54 @@ func TestMemory(t *testing.T) {
 	// A point is kept while its age before the cycle is under
 	// max_point_age_s_ (20 s): at 20.5 s (age 19 before) it is kept, at
 	// 21.5 s (20.5 before) it is gone.
-	_ = p.Observe(20.5, pos, east, nil)
-	p.process(20.5, pos)
+	_ = p.Observe(20.5, nil)
+	p.process(20.5, pos, east)
 	if got := p.Points(); got != seen {
 		t.Errorf("at 20.5 s: %d points; want %d", got, seen)
 	}
-	_ = p.Observe(21.5, pos, east, nil)
-	p.process(21.5, pos)
+	_ = p.Observe(21.5, nil)
+	p.process(21.5, pos, east)
 	if got := p.Points(); got != 0 {
 		t.Errorf("at 21.5 s: %d points; want 0", got)
 	}
 	// Seen empty: a second planner remembers the wall, then looks North
 	// again at an empty world; the points inside the view are dropped.
 	p2 := newPlanner(t)
-	_ = p2.Observe(0, c.Pos, c.Att, c.Points)
-	p2.process(0, pos)
-	_ = p2.Observe(1, pos, geom.QuatIdentity, nil)
-	p2.process(1, pos)
+	_ = p2.Observe(0, c.Points)
+	p2.process(0, pos, c.Att)
+	_ = p2.Observe(1, nil)
+	p2.process(1, pos, geom.QuatIdentity)
 	if got := p2.Points(); got != 0 {
 		t.Errorf("looking at the now empty place: %d points; want 0", got)
+	}
+}
+
+// The memory's field of view is the vehicle's pose when the cycle runs, not
+// the pose the cloud was taken from (runPlanner passes processPointcloud the
+// newest pose): a cloud that saw nothing ahead, merged once the vehicle has
+// turned East, keeps the wall ahead; an empty cloud merged after turning
+// back North drops it.
+func TestMemoryFieldOfViewAtCycle(t *testing.T) {
+	scene := &world.Scene{Boxes: []world.Box{{L: 2, W: 6, H: 25, X: 8}}}
+	pos := geom.Vec3{Z: -10}
+	c := cloudFrom(t, scene, pos, 0)
+	p := newPlanner(t)
+	_ = p.Observe(0, c.Points)
+	p.process(0, pos, c.Att)
+	seen := p.Points()
+	if seen == 0 {
+		t.Fatal("nothing remembered of a wall 7 m ahead")
+	}
+	east := geom.QuatEuler(0, 0, math.Pi/2)
+	_ = p.Observe(1, nil) // taken facing North, merged facing East
+	p.process(1, pos, east)
+	if got := p.Points(); got != seen {
+		t.Errorf("empty cloud merged facing East: %d points; want all %d kept", got, seen)
+	}
+	_ = p.Observe(2, nil) // taken facing East, merged facing North
+	p.process(2, pos, geom.QuatIdentity)
+	if got := p.Points(); got != 0 {
+		t.Errorf("empty cloud merged facing North: %d points; want 0", got)
 	}
 }
 
@@ -235,7 +264,7 @@ func TestNoBlindFlight(t *testing.T) {
 	var sp autopilot.AvoidSetpoint
 	for i := range 60 {
 		req.T = float64(i) * 0.1
-		_ = p.Observe(req.T, pos, geom.QuatIdentity, nil) // an empty view
+		_ = p.Observe(req.T, nil) // an empty view
 		sp = p.Avoid(req)
 	}
 	if p.speed > 0.01 {
@@ -286,7 +315,7 @@ func BenchmarkPlanCycle(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		req.T = float64(i) * 0.1
-		_ = p.Observe(req.T, c.Pos, c.Att, c.Points)
+		_ = p.Observe(req.T, c.Points)
 		p.Avoid(req)
 	}
 }
@@ -300,7 +329,7 @@ func TestCloudTimeoutHovers(t *testing.T) {
 	req := autopilot.AvoidRequest{Est: control.State{Pos: pos, Att: geom.QuatIdentity}, Goal: geom.Vec3{X: 40, Z: -10}, PrevGoal: geom.Vec3{Z: -10}, Airborne: true}
 	for i := range 10 {
 		req.T = float64(i) * 0.1
-		_ = p.Observe(req.T, pos, geom.QuatIdentity, nil)
+		_ = p.Observe(req.T, nil)
 		p.Avoid(req)
 	}
 	if p.State() == Loiter {
@@ -399,7 +428,7 @@ func TestCloudCadence(t *testing.T) {
 		for i := range 20 {
 			ts := float64(i) * 0.05
 			before := p.cloudT
-			if err := p.Observe(ts, c.Pos, c.Att, c.Points); err != nil {
+			if err := p.Observe(ts, c.Points); err != nil {
 				t.Fatal(err)
 			}
 			if p.cloudT != before {

@@ -181,7 +181,7 @@ func (s *Sim) Step() {
 			for _, p := range c.Points {
 				s.cloudBuf = append(s.cloudBuf, p.Add(off))
 			}
-			_ = s.planner.Observe(c.T, s.est.Pos, s.est.Att, s.cloudBuf)
+			_ = s.planner.Observe(c.T, s.cloudBuf)
 		}
 	}
 	s.feedObstacles()
