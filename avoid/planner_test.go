@@ -138,20 +138,28 @@ func TestTreeGoesRoundTheFreeSide(t *testing.T) {
 	}
 }
 
+// rememberedWall is a planner at pos (10 m up, facing North) that has
+// merged one view c of a wall 7 m ahead; seen is how many points it keeps.
+func rememberedWall(t *testing.T) (p *Planner, pos geom.Vec3, c quad.CloudScan, seen int) {
+	t.Helper()
+	scene := &world.Scene{Boxes: []world.Box{{L: 2, W: 6, H: 25, X: 8}}}
+	pos = geom.Vec3{Z: -10}
+	c = cloudFrom(t, scene, pos, 0)
+	p = newPlanner(t)
+	_ = p.Observe(0, c.Points)
+	p.process(0, pos, c.Att)
+	seen = p.Points()
+	if seen == 0 {
+		t.Fatal("nothing remembered of a wall 7 m ahead")
+	}
+	return p, pos, c, seen
+}
+
 // The memory keeps a point while it is outside the field of view and
 // younger than 20 s, and drops it when the camera looks that way again and
 // sees nothing.
 func TestMemory(t *testing.T) {
-	scene := &world.Scene{Boxes: []world.Box{{L: 2, W: 6, H: 25, X: 8}}}
-	pos := geom.Vec3{Z: -10}
-	c := cloudFrom(t, scene, pos, 0)
-	p := newPlanner(t)
-	_ = p.Observe(0, c.Points)
-	p.process(0, pos, c.Att)
-	seen := p.Points()
-	if seen == 0 {
-		t.Fatal("nothing remembered of a wall 7 m ahead")
-	}
+	p, pos, c, seen := rememberedWall(t)
 	// The same view again replaces the points: no growth.
 	_ = p.Observe(0.1, c.Points)
 	p.process(0.1, pos, c.Att)
@@ -198,16 +206,7 @@ func TestMemory(t *testing.T) {
 // turned East, keeps the wall ahead; an empty cloud merged after turning
 // back North drops it.
 func TestMemoryFieldOfViewAtCycle(t *testing.T) {
-	scene := &world.Scene{Boxes: []world.Box{{L: 2, W: 6, H: 25, X: 8}}}
-	pos := geom.Vec3{Z: -10}
-	c := cloudFrom(t, scene, pos, 0)
-	p := newPlanner(t)
-	_ = p.Observe(0, c.Points)
-	p.process(0, pos, c.Att)
-	seen := p.Points()
-	if seen == 0 {
-		t.Fatal("nothing remembered of a wall 7 m ahead")
-	}
+	p, pos, _, seen := rememberedWall(t)
 	east := geom.QuatEuler(0, 0, math.Pi/2)
 	_ = p.Observe(1, nil) // taken facing North, merged facing East
 	p.process(1, pos, east)
