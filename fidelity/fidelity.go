@@ -146,10 +146,21 @@ type Stats struct {
 	Bias           float64 `json:"clearance_bias_m"` // simulator − PX4
 	CollisionAgree float64 `json:"collision_agreement"`
 	CriticalAgree  float64 `json:"critical_agreement"`
-	AirN           int     `json:"airborne_n"`
-	AirRatio       float64 `json:"airborne_ratio_median"` // simulator / PX4
-	PathN          int     `json:"path_n"`
-	PathErrM       float64 `json:"path_error_mean_m"`
+	// The simulator's critical verdict read as a prediction of PX4's, as a
+	// test generator uses it: of the SimCritN tests the simulator flew
+	// within CriticalM (its mean over the runs), BothCritN were within
+	// CriticalM on PX4 too (CritPrecision = BothCritN / SimCritN); of the
+	// PX4CritN tests critical on PX4, the simulator found BothCritN
+	// (CritRecall = BothCritN / PX4CritN). NaN for an empty denominator.
+	SimCritN      int     `json:"sim_critical_n"`
+	PX4CritN      int     `json:"px4_critical_n"`
+	BothCritN     int     `json:"both_critical_n"`
+	CritPrecision float64 `json:"critical_precision"`
+	CritRecall    float64 `json:"critical_recall"`
+	AirN          int     `json:"airborne_n"`
+	AirRatio      float64 `json:"airborne_ratio_median"` // simulator / PX4
+	PathN         int     `json:"path_n"`
+	PathErrM      float64 `json:"path_error_mean_m"`
 	// SlowN tests have both slow shares (PX4's from its time series and
 	// the simulator's); PX4Slow and SimSlow are their medians
 	// (TestResult.PX4Slow, SimSlow), the Mean fields their means, and
@@ -466,8 +477,18 @@ func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 		if t.px4Collided() == t.simCollided() {
 			coll++
 		}
-		if (t.PX4M < CriticalM) == (t.MeanM < CriticalM) {
+		pxCrit, smCrit := t.PX4M < CriticalM, t.MeanM < CriticalM
+		if pxCrit == smCrit {
 			crit++
+		}
+		if smCrit {
+			st.SimCritN++
+		}
+		if pxCrit {
+			st.PX4CritN++
+		}
+		if pxCrit && smCrit {
+			st.BothCritN++
 		}
 		if t.PX4AirborneS != nil && *t.PX4AirborneS > 0 {
 			ratio = append(ratio, t.AirborneS / *t.PX4AirborneS)
@@ -486,6 +507,7 @@ func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 	st.Bias /= n
 	st.CollisionAgree = float64(coll) / n
 	st.CriticalAgree = float64(crit) / n
+	st.CritPrecision, st.CritRecall = ratioOrNaN(st.BothCritN, st.SimCritN), ratioOrNaN(st.BothCritN, st.PX4CritN)
 	st.Rho, st.P = Spearman(sm, px, perms, rng)
 	st.NearN = len(pxN)
 	st.RhoNear, _ = Spearman(smN, pxN, 0, nil)
@@ -501,6 +523,14 @@ func compare(group string, ts []TestResult, perms int, rng *rand.Rand) Stats {
 	st.PX4SlowMean, st.PX4Crawled = meanAndShareAtLeast(pxSlow, CrawlShare)
 	st.SimSlowMean, st.SimCrawled = meanAndShareAtLeast(smSlow, CrawlShare)
 	return st
+}
+
+// ratioOrNaN is a/b, NaN when b is 0.
+func ratioOrNaN(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
 }
 
 // meanAndShareAtLeast returns the mean of xs and the share of them at

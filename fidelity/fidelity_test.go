@@ -388,3 +388,42 @@ func TestFloorByHand(t *testing.T) {
 		t.Error("no repeated layout: want nil")
 	}
 }
+
+// The simulator's critical verdict against PX4's, by hand: PX4 critical on
+// a, b, c; the simulator on a, b (mean of its runs) and d.
+func TestCriticalVerdictByHand(t *testing.T) {
+	tr := func(px4 float64, sim ...float64) TestResult {
+		m := 0.0
+		for _, s := range sim {
+			m += s
+		}
+		return TestResult{PX4M: px4, SimM: sim, MeanM: m / float64(len(sim))}
+	}
+	ts := []TestResult{
+		tr(0.4, 1.0, 1.2), // a: both critical
+		tr(1.2, 0.0, 2.9), // b: both (mean 1.45)
+		tr(1.4, 1.4, 1.8), // c: PX4 only (mean 1.6)
+		tr(2.0, 1.0, 1.0), // d: the simulator only
+		tr(5.0, 4.0, 6.0), // e: neither
+	}
+	st := compare("by hand", ts, 0, nil)
+	if st.SimCritN != 3 || st.PX4CritN != 3 || st.BothCritN != 2 || st.CritPrecision != 2.0/3 || st.CritRecall != 2.0/3 {
+		t.Errorf("critical verdict = sim %d, px4 %d, both %d, precision %v, recall %v; want 3, 3, 2, 2/3, 2/3",
+			st.SimCritN, st.PX4CritN, st.BothCritN, st.CritPrecision, st.CritRecall)
+	}
+	// No test critical on either side: precision and recall undefined,
+	// written as null.
+	none := compare("none", ts[4:], 0, nil)
+	if !math.IsNaN(none.CritPrecision) || !math.IsNaN(none.CritRecall) {
+		t.Errorf("no critical test: precision %v, recall %v; want NaN, NaN", none.CritPrecision, none.CritRecall)
+	}
+	b, err := json.Marshal(none)
+	if err != nil || !strings.Contains(string(b), `"critical_precision":null`) || !strings.Contains(string(b), `"critical_recall":null`) {
+		t.Errorf("JSON %s, %v; want null precision and recall", b, err)
+	}
+	var text strings.Builder
+	rep := Report{Runs: 2, Tests: ts, Pooled: st}
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "    3        3     2    66.7     66.7") {
+		t.Errorf("text report %v:\n%s", err, text.String())
+	}
+}

@@ -31,6 +31,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, g := range r.Groups {
 		row(g)
 	}
+	fmt.Fprintf(&b, "the simulator's critical verdict (under %g m) as a prediction of PX4's: of the tests it found critical, the share critical on PX4 too (precision); of PX4's critical tests, the share it found (recall):\n", CriticalM)
+	fmt.Fprintf(&b, "  %-24s %5s %8s %8s %5s %7s %8s\n", "group", "n", "sim crit", "px4 crit", "both", "prec %", "recall %")
+	for _, s := range append([]Stats{r.Pooled}, r.Groups...) {
+		fmt.Fprintf(&b, "  %-24s %5d %8d %8d %5d %7s %8s\n", s.Group, s.N, s.SimCritN, s.PX4CritN, s.BothCritN,
+			num(100*s.CritPrecision, 1), num(100*s.CritRecall, 1))
+	}
 	var slow []Stats
 	for _, s := range append([]Stats{r.Pooled}, r.Groups...) {
 		if s.SlowN > 0 {
@@ -123,8 +129,10 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		SimMean  *float64 `json:"sim_slow_share_mean"`
 		PX4Crawl *float64 `json:"px4_crawled_share"`
 		SimCrawl *float64 `json:"sim_crawled_share"`
+		CritPrec *float64 `json:"critical_precision"`
+		CritRec  *float64 `json:"critical_recall"`
 	}{plain(s), opt(s.Rho), opt(s.P), opt(s.RhoNear), opt(s.AirRatio), opt(s.PathErrM), opt(s.PX4Slow), opt(s.SimSlow),
-		opt(s.PX4SlowMean), opt(s.SimSlowMean), opt(s.PX4Crawled), opt(s.SimCrawled)})
+		opt(s.PX4SlowMean), opt(s.SimSlowMean), opt(s.PX4Crawled), opt(s.SimCrawled), opt(s.CritPrecision), opt(s.CritRecall)})
 	return b, err
 }
 

@@ -44,7 +44,8 @@ simulator's mean minimum distance is compared with PX4's, pooled, per
 source and mission, and per mission: Spearman's rank correlation with its
 permutation p-value (and on the tests where PX4 came within 3 m), mean
 absolute error and bias of the clearance, agreement on collision and on
-critical (< 1.5 m), the median ratio of airborne times, the mean lateral
+critical (< 1.5 m), the precision and recall of the simulator's critical
+verdict as a prediction of PX4's, the median ratio of airborne times, the mean lateral
 distance to PX4's traced paths (--paths) and the tests that disagree most.
 Where PX4's time series are known (--series), the share of the time at
 cruise height each flew slower than 0.45 m/s (PX4 + PX4-Avoidance spends minutes at
