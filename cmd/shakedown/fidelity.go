@@ -21,6 +21,7 @@ type fidelityFlags struct {
 	json, quirk           bool
 	classes, paths        string
 	series                string
+	plannerParams         string
 }
 
 func newFidelityCmd() *cobra.Command {
@@ -80,6 +81,7 @@ Exit status: 0 compared, 2 bad input (the message names the row).`,
 	fl.BoolVar(&f.quirk, "aerialist-quirk", false, "leave out of the flight the boxes Aerialist cannot spawn (rotation printed in exponent notation), still scoring them")
 	fl.StringVar(&f.classes, "classes", "", "keep only these px4_class values (comma-separated)")
 	fl.StringVar(&f.paths, "paths", "", "`DIR` of PX4's traced paths <mission>-<test>.csv; default paths/ beside the reference when present")
+	addPlannerParamsFlag(fl, &f.plannerParams)
 	fl.StringVar(&f.series, "series", "", "`DIR` of PX4's time series t,x,y,z as <mission>-<test>.csv or <mission>/<test>.csv; default series/ or trajectories/ beside the reference when present")
 	return cmd
 }
@@ -128,8 +130,12 @@ func runFidelity(cmd *cobra.Command, ref string, f fidelityFlags) error {
 	if err != nil {
 		return err
 	}
+	planner, err := plannerParams(f.plannerParams, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	cfg := fidelity.Config{Runs: f.runs, Seed: f.seed, Workers: f.workers, Sample: f.sample,
-		Options: run.Options{AerialistUnspawned: f.quirk, Wind: wind}}
+		Options: run.Options{AerialistUnspawned: f.quirk, Wind: wind, Avoid: planner}}
 	if f.classes != "" {
 		cfg.Classes = strings.Split(f.classes, ",")
 	}

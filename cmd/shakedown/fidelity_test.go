@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,4 +69,50 @@ func TestFidelityKnownRho(t *testing.T) {
 	if f := strings.Fields(pooled); len(f) < 3 || f[1] != "3" || f[2] != "1.00" {
 		t.Errorf("pooled line %q; want n 3, rho 1.00\n%s", pooled, out)
 	}
+}
+
+// --planner-params flies the embedded planner with a user's PX4-Avoidance
+// parameters: a narrower smoothing margin takes the vehicle closer to the
+// boxes than PX4-Avoidance's 40°, and a bad file is refused naming its
+// line before anything is flown.
+func TestRunPlannerParams(t *testing.T) {
+	file := filepath.Join("testdata", "fidelity", "outside.yaml")
+	dir := t.TempDir()
+	params := filepath.Join(dir, "planner.yaml")
+	if err := os.WriteFile(params, []byte("# a bolder planner\nsmoothing_margin_degrees_: 10\nmax_point_age_s_: 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, def, _ := sh(t, "run", file, "--json")
+	_, bold, errOut := sh(t, "run", file, "--json", "--planner-params", params)
+	if !strings.Contains(errOut, "planner parameters from "+params+": smoothing_margin_degrees_ 10 (default 40)") ||
+		strings.Contains(errOut, "max_point_age_s_") {
+		t.Errorf("stderr %q; want the changed parameter and its default, and not the restated default", errOut)
+	}
+	dDef, dBold := minDistanceOf(t, def), minDistanceOf(t, bold)
+	if !(dBold < dDef-0.5) {
+		t.Errorf("min distance with a 10° margin %.2f m, with PX4-Avoidance's 40° %.2f m; want the narrower margin at least 0.5 m closer", dBold, dDef)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("smoothing_margin_degrees_: 30\nn_expanded_nodes_: 400\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"run", file}, {"fidelity", filepath.Join("..", "..", "fidelity", "testdata", "tiny", "reference.csv"), "--runs", "1"}} {
+		code, out, errOut := sh(t, append(args, "--planner-params", bad)...)
+		if code != 2 || out != "" || !strings.Contains(errOut, bad+":2: n_expanded_nodes_: 400 out of [0, 200]") {
+			t.Errorf("%s with a bad file: exit %d\nstdout %q\nstderr %q\nwant exit 2 naming the line", args[0], code, out, errOut)
+		}
+	}
+}
+
+func minDistanceOf(t *testing.T, js string) float64 {
+	t.Helper()
+	var res []struct {
+		Summary struct {
+			MinClearanceM float64 `json:"min_clearance_m"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(js), &res); err != nil || len(res) != 1 {
+		t.Fatalf("run --json: %v (%d results)\n%s", err, len(res), js)
+	}
+	return res[0].Summary.MinClearanceM
 }

@@ -32,6 +32,7 @@ type runFlags struct {
 	preArm    float64
 	// aerialistQuirk leaves out of the flight the boxes Aerialist cannot spawn.
 	aerialistQuirk bool
+	plannerParams  string    // --planner-params FILE
 	warn           io.Writer // rule-break warnings; nil refuses them
 	engines        engineFlags
 }
@@ -86,6 +87,7 @@ collided, 2 bad input.`,
 	fl.Float64Var(&f.preArm, "pre-arm", run.DefaultPreArmS, "`seconds` on the ground before arming, inside the log (Aerialist's logs start about 20 s before take-off)")
 	addEngineFlags(fl, &f.engines)
 	fl.BoolVar(&f.aerialistQuirk, "aerialist-quirk", false, "leave out of the flight the boxes Aerialist cannot spawn (rotation printed in exponent notation, 0 < |r| < 0.0057°); they are still scored")
+	addPlannerParamsFlag(fl, &f.plannerParams)
 	return cmd
 }
 
@@ -143,6 +145,16 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	if err != nil {
 		return err
 	}
+	if f.plannerParams != "" && f.autopilot != run.AutopilotAvoid {
+		return fmt.Errorf("--planner-params needs --autopilot %s, the one with the planner", run.AutopilotAvoid)
+	}
+	if f.plannerParams != "" && f.engines.engine != "" && f.engines.engine != campaign.EngineEmbedded {
+		return fmt.Errorf("--planner-params sets the embedded simulator's planner, not --engine %s", f.engines.engine)
+	}
+	planner, err := plannerParams(f.plannerParams, f.warn)
+	if err != nil {
+		return err
+	}
 	// Load and check every test before simulating any.
 	cases, names, err := loadTestsWarn(files, rules, f.strict, f.warn)
 	if err != nil {
@@ -153,7 +165,7 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	for i, cs := range cases {
 		for k := range f.runs {
 			opt := run.Options{Seed: run.RunSeed(f.seed, i*f.runs+k), TimeoutS: f.timeout, Wind: wind, Autopilot: f.autopilot,
-				PreArmS: f.preArm, AerialistUnspawned: f.aerialistQuirk}
+				PreArmS: f.preArm, AerialistUnspawned: f.aerialistQuirk, Avoid: planner}
 			if logDir != "" {
 				b := new(bytes.Buffer)
 				logs = append(logs, b)
