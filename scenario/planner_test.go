@@ -2,11 +2,73 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
+	yaml "github.com/goccy/go-yaml"
+
 	"github.com/shakedown-robotics/shakedown/avoid"
 )
+
+// expectConfig is avoid.DefaultConfig with the parameters of vals applied,
+// written out field by field apart from the package's table, so that a
+// parameter mapped to the wrong field fails the tests.
+func expectConfig(t testing.TB, vals map[string]float64) avoid.Config {
+	c := avoid.DefaultConfig()
+	for k, v := range vals {
+		switch k {
+		case "max_sensor_range_":
+			c.MaxRangeM = v
+		case "min_sensor_range_":
+			c.MinRangeM = v
+		case "pitch_cost_param_":
+			c.PitchCost = v
+		case "yaw_cost_param_":
+			c.YawCost = v
+		case "velocity_cost_param_":
+			c.VelocityCost = v
+		case "obstacle_cost_param_":
+			c.ObstacleCostM = v
+		case "tree_heuristic_weight_":
+			c.HeuristicWeight = v
+		case "timeout_startup_":
+			c.TimeoutStartupS = v
+		case "timeout_critical_":
+			c.TimeoutCriticalS = v
+		case "max_point_age_s_":
+			c.PointAgeS = v
+		case "min_num_points_per_cell_":
+			c.MinPointsPerCell = int(v)
+		case "smoothing_speed_xy_":
+			c.SmoothXY = v
+		case "smoothing_speed_z_":
+			c.SmoothZ = v
+		case "smoothing_margin_degrees_":
+			c.SmoothingDeg = v
+		case "children_per_node_":
+			c.Children = int(v)
+		case "n_expanded_nodes_":
+			c.ExpandedNodes = int(v)
+		case "tree_node_distance_":
+			c.NodeDistM = v
+		default:
+			t.Fatalf("no field for %q", k)
+		}
+	}
+	return c
+}
+
+// Every modelled parameter set at once to a value of its own, none equal
+// to its default: each lands in its field.
+var distinct = map[string]float64{
+	"max_sensor_range_": 12.5, "min_sensor_range_": 0.35, "pitch_cost_param_": 21, "yaw_cost_param_": 4.5,
+	"velocity_cost_param_": 7000, "obstacle_cost_param_": 7.25, "tree_heuristic_weight_": 30, "timeout_startup_": 6,
+	"timeout_critical_": 0.75, "max_point_age_s_": 11, "min_num_points_per_cell_": 3, "smoothing_speed_xy_": 8,
+	"smoothing_speed_z_": 2.5, "smoothing_margin_degrees_": 33, "children_per_node_": 6, "n_expanded_nodes_": 25,
+	"tree_node_distance_": 1.5,
+}
 
 func TestParsePlannerParams(t *testing.T) {
 	in := "# tuned for a real camera\n" +
@@ -19,35 +81,41 @@ func TestParsePlannerParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := avoid.DefaultConfig()
-	want.SmoothingDeg, want.MinPointsPerCell, want.PointAgeS, want.NodeDistM, want.MinRangeM = 30, 50, 8.5, 1, 0.001
+	want := expectConfig(t, map[string]float64{"smoothing_margin_degrees_": 30, "min_num_points_per_cell_": 50,
+		"max_point_age_s_": 8.5, "tree_node_distance_": 1, "min_sensor_range_": 0.001})
 	if cfg != want {
 		t.Errorf("config = %+v\nwant     %+v", cfg, want)
 	}
 	wantSet := []PlannerParam{{"smoothing_margin_degrees_", 30, 40, 2}, {"min_num_points_per_cell_", 50, 1, 3},
 		{"max_point_age_s_", 8.5, 20, 4}, {"tree_node_distance_", 1, 2, 5}, {"min_sensor_range_", 0.001, 0.2, 6}}
-	if len(set) != len(wantSet) {
-		t.Fatalf("set = %+v; want %+v", set, wantSet)
+	if fmt.Sprint(set) != fmt.Sprint(wantSet) {
+		t.Errorf("set = %+v\nwant  %+v", set, wantSet)
 	}
-	for i := range set {
-		if set[i] != wantSet[i] {
-			t.Errorf("set[%d] = %+v; want %+v", i, set[i], wantSet[i])
-		}
-	}
-	// Flow style, and every default written out, give the defaults.
+
+	// All seventeen, each to a value of its own, in block style with a
+	// byte-order mark and CRLF line ends.
 	var b strings.Builder
-	b.WriteString("{")
-	for i, n := range []string{"max_sensor_range_: 15", "min_sensor_range_: 0.2", "pitch_cost_param_: 25", "yaw_cost_param_: 3",
-		"velocity_cost_param_: 6000", "obstacle_cost_param_: 8.5", "tree_heuristic_weight_: 35", "timeout_startup_: 5",
-		"timeout_critical_: 0.5", "max_point_age_s_: 20", "min_num_points_per_cell_: 1", "smoothing_speed_xy_: 10",
-		"smoothing_speed_z_: 3", "smoothing_margin_degrees_: 40", "children_per_node_: 8", "n_expanded_nodes_: 40",
-		"tree_node_distance_: 2"} {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(n)
+	b.WriteString("\xef\xbb\xbf")
+	for _, k := range modelledNames() {
+		fmt.Fprintf(&b, "%s: %s\r\n", k, strconv.FormatFloat(distinct[k], 'g', -1, 64))
 	}
-	b.WriteString("}\n")
+	cfg, set, err = ParsePlannerParams("all.yaml", []byte(b.String()))
+	if err != nil || cfg != expectConfig(t, distinct) || len(set) != len(distinct) {
+		t.Errorf("every parameter: %v, %d set\nconfig %+v\nwant   %+v", err, len(set), cfg, expectConfig(t, distinct))
+	}
+	for _, p := range set {
+		if p.Default != published[p.Name] {
+			t.Errorf("%s: default %v; want PX4-Avoidance's %v", p.Name, p.Default, published[p.Name])
+		}
+	}
+
+	// The published defaults restated, in flow style, change nothing.
+	b.Reset()
+	b.WriteString("{max_sensor_range_: 15, min_sensor_range_: 0.2, pitch_cost_param_: 25, yaw_cost_param_: 3, " +
+		"velocity_cost_param_: 6000, obstacle_cost_param_: 8.5, tree_heuristic_weight_: 35, timeout_startup_: 5, " +
+		"timeout_critical_: 0.5, max_point_age_s_: 20, min_num_points_per_cell_: 1, smoothing_speed_xy_: 10, " +
+		"smoothing_speed_z_: 3, smoothing_margin_degrees_: 40, children_per_node_: 8, n_expanded_nodes_: 40, " +
+		"tree_node_distance_: 2}\n")
 	cfg, set, err = ParsePlannerParams("defaults.yaml", []byte(b.String()))
 	if err != nil || cfg != avoid.DefaultConfig() || len(set) != 17 {
 		t.Errorf("the published defaults: %v, %d set, config %+v", err, len(set), cfg)
@@ -59,26 +127,71 @@ func TestParsePlannerParams(t *testing.T) {
 	}
 }
 
+// published are LocalPlannerNode.cfg's defaults.
+var published = map[string]float64{
+	"max_sensor_range_": 15, "min_sensor_range_": 0.2, "pitch_cost_param_": 25, "yaw_cost_param_": 3,
+	"velocity_cost_param_": 6000, "obstacle_cost_param_": 8.5, "tree_heuristic_weight_": 35, "timeout_startup_": 5,
+	"timeout_critical_": 0.5, "max_point_age_s_": 20, "min_num_points_per_cell_": 1, "smoothing_speed_xy_": 10,
+	"smoothing_speed_z_": 3, "smoothing_margin_degrees_": 40, "children_per_node_": 8, "n_expanded_nodes_": 40,
+	"tree_node_distance_": 2,
+}
+
+// Each parameter's range is PX4-Avoidance's: its ends pass (or meet the
+// embedded planner's own condition), a step beyond either end is refused.
+func TestPlannerParamRanges(t *testing.T) {
+	ranges := map[string][2]float64{
+		"max_sensor_range_": {0, 40}, "min_sensor_range_": {0, 10}, "pitch_cost_param_": {0, 30}, "yaw_cost_param_": {0, 20},
+		"velocity_cost_param_": {0, 50000}, "obstacle_cost_param_": {0, 30}, "tree_heuristic_weight_": {0, 50},
+		"timeout_startup_": {0, 60}, "timeout_critical_": {0, 10}, "max_point_age_s_": {0, 500},
+		"min_num_points_per_cell_": {1, 500}, "smoothing_speed_xy_": {0, 30}, "smoothing_speed_z_": {0, 30},
+		"smoothing_margin_degrees_": {0, 90}, "children_per_node_": {0, 100}, "n_expanded_nodes_": {0, 200},
+		"tree_node_distance_": {0, 20},
+	}
+	if len(ranges) != len(modelledNames()) {
+		t.Fatalf("%d ranges for %d parameters", len(ranges), len(modelledNames()))
+	}
+	for k, r := range ranges {
+		for _, v := range []float64{r[0] - 1, r[1] + 1} {
+			_, _, err := ParsePlannerParams("p.yaml", []byte(fmt.Sprintf("%s: %v\n", k, v)))
+			if want := fmt.Sprintf("p.yaml:1: %s: %v out of [%v, %v], the range PX4-Avoidance accepts", k, v, r[0], r[1]); err == nil || err.Error() != want {
+				t.Errorf("%s: %v: %v; want %q", k, v, err, want)
+			}
+		}
+	}
+}
+
 func TestParsePlannerParamsBadInput(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"smoothing_margin_degrees_: 30\nbogus_param_: 1\n", "p.yaml:2: bogus_param_: unknown parameter (want one of LocalPlannerNode.cfg's: children_per_node_,"},
+		{"smoothing_margin_degrees_: 30\nbogus_param_: 1\n", "p.yaml:2: bogus_param_: unknown parameter (want one of children_per_node_,"},
+		{"local_planner_nodelet: {smoothing_margin_degrees_: 30}\n", "p.yaml:1: local_planner_nodelet: unknown parameter"},
 		{"goal_z_param: 3.5\n", "p.yaml:1: goal_z_param: not modelled by the embedded planner"},
 		{"smoothing_margin_degrees_: 91\n", "p.yaml:1: smoothing_margin_degrees_: 91 out of [0, 90], the range PX4-Avoidance accepts"},
-		{"max_sensor_range_: -1\n", "p.yaml:1: max_sensor_range_: -1 out of [0, 40]"},
 		{"max_sensor_range_: 1e300\n", "p.yaml:1: max_sensor_range_: 1e+300 out of [0, 40]"},
+		{"max_sensor_range_: 1e999\n", "p.yaml:1: max_sensor_range_: not a finite number"},
 		{"max_sensor_range_: .nan\n", "p.yaml:1: max_sensor_range_: not a finite number"},
 		{"max_sensor_range_: .inf\n", "p.yaml:1: max_sensor_range_: not a finite number"},
+		{"max_sensor_range_: +.inf\n", "p.yaml:1: max_sensor_range_: not a finite number"},
 		{"max_sensor_range_: fifteen\n", `p.yaml:1: max_sensor_range_: "fifteen" is not a number`},
 		{"max_sensor_range_: '15'\n", `p.yaml:1: max_sensor_range_: "15" is not a number`},
-		{"max_sensor_range_: Infinity\n", "p.yaml:1: max_sensor_range_: not a finite number"},
+		{"max_sensor_range_: 0x1p3\n", `p.yaml:1: max_sensor_range_: "0x1p3" is not a number`},
+		{"max_sensor_range_: 010\n", `p.yaml:1: max_sensor_range_: "010": write the number in plain decimal`},
 		{"max_sensor_range_: [15]\n", "p.yaml:1: max_sensor_range_: want a number, got a sequence"},
 		{"max_sensor_range_:\n", "p.yaml:1: max_sensor_range_: want a number, got a null"},
+		{"max_sensor_range_: &a 15\n", "p.yaml:1: max_sensor_range_: anchors, aliases and tags are not supported"},
+		{"max_sensor_range_: !!float 15\n", "p.yaml:1: max_sensor_range_: anchors, aliases and tags are not supported"},
+		{"!!str max_sensor_range_: 15\n", "p.yaml:1: a parameter's name must be plain text"},
+		{"? max_sensor_range_\n: 15\n", "p.yaml:1: a parameter's name must be plain text"},
 		{"children_per_node_: 8.5\n", "p.yaml:1: children_per_node_: 8.5 is not a whole number"},
 		{"yaw_cost_param_: 3\nyaw_cost_param_: 4\n", "p.yaml:2: "},
 		{"- 1\n- 2\n", "p.yaml:1: want a mapping of planner parameters (name: value), got a sequence"},
-		{"", "p.yaml: want one YAML mapping of planner parameters (name: value)"},
-		// In range for PX4-Avoidance, but not a set the planner can run with.
-		{"min_sensor_range_: 10\nmax_sensor_range_: 5\n", "p.yaml: avoid: range [10, 5] m is empty"},
+		{"", "p.yaml: no parameters"},
+		{"yaw_cost_param_: 3\n---\npitch_cost_param_: 2\n", "p.yaml:3: 2 YAML documents, want one"},
+		// In PX4-Avoidance's range, but not a set the embedded planner can run with.
+		{"tree_node_distance_: 0\n", "p.yaml:1: tree_node_distance_: 0: the embedded planner needs a value above 0"},
+		{"children_per_node_: 100\n", "p.yaml:1: children_per_node_: 100: the embedded planner takes 1 to 64 children per node"},
+		{"timeout_critical_: 0.3\n", "p.yaml:1: timeout_critical_: 0.3: the embedded planner plans at most every 0.3 s"},
+		{"min_sensor_range_: 10\nmax_sensor_range_: 5\n", "p.yaml:2: min_sensor_range_, max_sensor_range_: min_sensor_range_ 10 (line 1) must be below max_sensor_range_ 5 (line 2)"},
+		{"max_sensor_range_: 0.1\n", "p.yaml:1: min_sensor_range_, max_sensor_range_: min_sensor_range_ 0.2 (default) must be below max_sensor_range_ 0.1 (line 1)"},
 		{"a: [[[[\n", "p.yaml"},
 	} {
 		_, set, err := ParsePlannerParams("p.yaml", []byte(c.in))
@@ -87,19 +200,23 @@ func TestParsePlannerParamsBadInput(t *testing.T) {
 			t.Errorf("%q: error %v (%T), set %v; want a *ParseError starting %q", c.in, err, err, set, c.want)
 		}
 	}
+	long := strings.Repeat("k", 60000)
+	if _, _, err := ParsePlannerParams("p.yaml", []byte(long+": 1\n")); err == nil || len(err.Error()) > 600 {
+		t.Errorf("a 60-KB unknown name: message of %d bytes; want it cut", len(fmt.Sprint(err)))
+	}
 	if _, _, err := ParsePlannerParams("big.yaml", make([]byte, MaxPlannerParamsBytes+1)); !errors.Is(err, ErrFileTooLarge) {
 		t.Errorf("a file over the bound: %v; want ErrFileTooLarge", err)
 	}
 }
 
-// Whatever parses is a configuration the planner accepts, with every
-// parameter the file sets inside PX4-Avoidance's range; everything else is
-// a *ParseError.
+// Whatever parses is avoid.DefaultConfig with exactly the fields an
+// independent YAML decode of the file names changed to its values; no
+// input panics the parser, and every refusal is a *ParseError.
 func FuzzParsePlannerParams(f *testing.F) {
 	f.Add([]byte("smoothing_margin_degrees_: 30\nmin_num_points_per_cell_: 50\n"))
 	f.Add([]byte("{max_sensor_range_: 15, min_sensor_range_: 0.2}"))
 	f.Add([]byte("children_per_node_: 8.0\n"))
-	f.Add([]byte("timeout_critical_: 0.2\n"))
+	f.Add([]byte("timeout_critical_: 0.4\nmin_sensor_range_: 1e-3\n"))
 	f.Add([]byte("x: &a [1]\ny: *a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, set, err := ParsePlannerParams("f.yaml", data)
@@ -108,16 +225,45 @@ func FuzzParsePlannerParams(f *testing.F) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("error of type %T, want *ParseError: %v", err, err)
 			}
+			if strings.Contains(err.Error(), "YAML parser failed") {
+				t.Fatalf("the parser panicked: %v", err)
+			}
 			return
 		}
-		if err := cfg.Validate(); err != nil {
-			t.Fatalf("parsed a configuration the planner refuses: %v", err)
+		var doc map[string]any
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("parsed, but an independent decode refuses it: %v", err)
+		}
+		vals := map[string]float64{}
+		for k, v := range doc {
+			var x float64
+			switch v := v.(type) {
+			case uint64:
+				x = float64(v)
+			case int64:
+				x = float64(v)
+			case float64:
+				x = v
+			case string:
+				x, err = strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatalf("%s: %q taken for a number", k, v)
+				}
+			default:
+				t.Fatalf("%s: %v (%T) taken for a number", k, v, v)
+			}
+			vals[k] = x + 0
+		}
+		if len(set) != len(vals) {
+			t.Fatalf("%d parameters set, the file has %d: %v", len(set), len(vals), doc)
 		}
 		for _, p := range set {
-			r := plannerParams[p.Name]
-			if r.set == nil || !(p.Value >= r.lo && p.Value <= r.hi) || p.Line < 1 || r.get(&cfg) != p.Value {
-				t.Fatalf("parameter %+v: outside PX4-Avoidance's [%v, %v], not modelled, or not what the configuration holds", p, r.lo, r.hi)
+			if x, ok := vals[p.Name]; !ok || x != p.Value || p.Line < 1 {
+				t.Fatalf("parameter %+v; the file says %v", p, doc[p.Name])
 			}
+		}
+		if want := expectConfig(t, vals); cfg != want || cfg.Validate() != nil {
+			t.Fatalf("config %+v\nwant   %+v", cfg, want)
 		}
 	})
 }

@@ -92,6 +92,12 @@ func TestRunPlannerParams(t *testing.T) {
 	if !(dBold < dDef-0.5) {
 		t.Errorf("min distance with a 10° margin %.2f m, with PX4-Avoidance's 40° %.2f m; want the narrower margin at least 0.5 m closer", dBold, dDef)
 	}
+	tiny := filepath.Join("..", "..", "fidelity", "testdata", "tiny", "reference.csv")
+	_, fDef, _ := sh(t, "fidelity", tiny, "--runs", "1", "--json")
+	_, fBold, _ := sh(t, "fidelity", tiny, "--runs", "1", "--json", "--planner-params", params)
+	if fDef == "" || fDef == fBold {
+		t.Errorf("fidelity flies the same with a 10° margin as with the default:\n%.300s", fBold)
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("smoothing_margin_degrees_: 30\nn_expanded_nodes_: 400\n"), 0o644); err != nil {
 		t.Fatal(err)
