@@ -60,14 +60,27 @@ func expectConfig(t testing.TB, vals map[string]float64) avoid.Config {
 	return c
 }
 
-// Every modelled parameter set at once to a value of its own, none equal
-// to its default: each lands in its field.
-var distinct = map[string]float64{
-	"max_sensor_range_": 12.5, "min_sensor_range_": 0.35, "pitch_cost_param_": 21, "yaw_cost_param_": 4.5,
-	"velocity_cost_param_": 7000, "obstacle_cost_param_": 7.25, "tree_heuristic_weight_": 30, "timeout_startup_": 6,
-	"timeout_critical_": 0.75, "max_point_age_s_": 11, "min_num_points_per_cell_": 3, "smoothing_speed_xy_": 8,
-	"smoothing_speed_z_": 2.5, "smoothing_margin_degrees_": 33, "children_per_node_": 6, "n_expanded_nodes_": 25,
-	"tree_node_distance_": 1.5,
+// cfgFile is LocalPlannerNode.cfg's modelled parameters, written out apart
+// from the package's table: the default, the range dynamic_reconfigure
+// accepts, and a value of the test's own, none equal to its default.
+var cfgFile = map[string]struct{ def, lo, hi, own float64 }{
+	"max_sensor_range_":         {15, 0, 40, 12.5},
+	"min_sensor_range_":         {0.2, 0, 10, 0.35},
+	"pitch_cost_param_":         {25, 0, 30, 21},
+	"yaw_cost_param_":           {3, 0, 20, 4.5},
+	"velocity_cost_param_":      {6000, 0, 50000, 7000},
+	"obstacle_cost_param_":      {8.5, 0, 30, 7.25},
+	"tree_heuristic_weight_":    {35, 0, 50, 30},
+	"timeout_startup_":          {5, 0, 60, 6},
+	"timeout_critical_":         {0.5, 0, 10, 0.75},
+	"max_point_age_s_":          {20, 0, 500, 11},
+	"min_num_points_per_cell_":  {1, 1, 500, 3},
+	"smoothing_speed_xy_":       {10, 0, 30, 8},
+	"smoothing_speed_z_":        {3, 0, 30, 2.5},
+	"smoothing_margin_degrees_": {40, 0, 90, 33},
+	"children_per_node_":        {8, 0, 100, 6},
+	"n_expanded_nodes_":         {40, 0, 200, 25},
+	"tree_node_distance_":       {2, 0, 20, 1.5},
 }
 
 func TestParsePlannerParams(t *testing.T) {
@@ -94,28 +107,35 @@ func TestParsePlannerParams(t *testing.T) {
 
 	// All seventeen, each to a value of its own, in block style with a
 	// byte-order mark and CRLF line ends.
+	own := map[string]float64{}
+	for k, r := range cfgFile {
+		own[k] = r.own
+	}
 	var b strings.Builder
 	b.WriteString("\xef\xbb\xbf")
 	for _, k := range modelledNames() {
-		fmt.Fprintf(&b, "%s: %s\r\n", k, strconv.FormatFloat(distinct[k], 'g', -1, 64))
+		fmt.Fprintf(&b, "%s: %s\r\n", k, strconv.FormatFloat(cfgFile[k].own, 'g', -1, 64))
 	}
 	cfg, set, err = ParsePlannerParams("all.yaml", []byte(b.String()))
-	if err != nil || cfg != expectConfig(t, distinct) || len(set) != len(distinct) {
-		t.Errorf("every parameter: %v, %d set\nconfig %+v\nwant   %+v", err, len(set), cfg, expectConfig(t, distinct))
+	if err != nil || cfg != expectConfig(t, own) || len(set) != len(own) {
+		t.Errorf("every parameter: %v, %d set\nconfig %+v\nwant   %+v", err, len(set), cfg, expectConfig(t, own))
 	}
 	for _, p := range set {
-		if p.Default != published[p.Name] {
-			t.Errorf("%s: default %v; want PX4-Avoidance's %v", p.Name, p.Default, published[p.Name])
+		if p.Default != cfgFile[p.Name].def {
+			t.Errorf("%s: default %v; want PX4-Avoidance's %v", p.Name, p.Default, cfgFile[p.Name].def)
 		}
 	}
 
 	// The published defaults restated, in flow style, change nothing.
 	b.Reset()
-	b.WriteString("{max_sensor_range_: 15, min_sensor_range_: 0.2, pitch_cost_param_: 25, yaw_cost_param_: 3, " +
-		"velocity_cost_param_: 6000, obstacle_cost_param_: 8.5, tree_heuristic_weight_: 35, timeout_startup_: 5, " +
-		"timeout_critical_: 0.5, max_point_age_s_: 20, min_num_points_per_cell_: 1, smoothing_speed_xy_: 10, " +
-		"smoothing_speed_z_: 3, smoothing_margin_degrees_: 40, children_per_node_: 8, n_expanded_nodes_: 40, " +
-		"tree_node_distance_: 2}\n")
+	b.WriteString("{")
+	for i, k := range modelledNames() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: %v", k, cfgFile[k].def)
+	}
+	b.WriteString("}\n")
 	cfg, set, err = ParsePlannerParams("defaults.yaml", []byte(b.String()))
 	if err != nil || cfg != avoid.DefaultConfig() || len(set) != 17 {
 		t.Errorf("the published defaults: %v, %d set, config %+v", err, len(set), cfg)
@@ -127,33 +147,16 @@ func TestParsePlannerParams(t *testing.T) {
 	}
 }
 
-// published are LocalPlannerNode.cfg's defaults.
-var published = map[string]float64{
-	"max_sensor_range_": 15, "min_sensor_range_": 0.2, "pitch_cost_param_": 25, "yaw_cost_param_": 3,
-	"velocity_cost_param_": 6000, "obstacle_cost_param_": 8.5, "tree_heuristic_weight_": 35, "timeout_startup_": 5,
-	"timeout_critical_": 0.5, "max_point_age_s_": 20, "min_num_points_per_cell_": 1, "smoothing_speed_xy_": 10,
-	"smoothing_speed_z_": 3, "smoothing_margin_degrees_": 40, "children_per_node_": 8, "n_expanded_nodes_": 40,
-	"tree_node_distance_": 2,
-}
-
 // Each parameter's range is PX4-Avoidance's: its ends pass (or meet the
 // embedded planner's own condition), a step beyond either end is refused.
 func TestPlannerParamRanges(t *testing.T) {
-	ranges := map[string][2]float64{
-		"max_sensor_range_": {0, 40}, "min_sensor_range_": {0, 10}, "pitch_cost_param_": {0, 30}, "yaw_cost_param_": {0, 20},
-		"velocity_cost_param_": {0, 50000}, "obstacle_cost_param_": {0, 30}, "tree_heuristic_weight_": {0, 50},
-		"timeout_startup_": {0, 60}, "timeout_critical_": {0, 10}, "max_point_age_s_": {0, 500},
-		"min_num_points_per_cell_": {1, 500}, "smoothing_speed_xy_": {0, 30}, "smoothing_speed_z_": {0, 30},
-		"smoothing_margin_degrees_": {0, 90}, "children_per_node_": {0, 100}, "n_expanded_nodes_": {0, 200},
-		"tree_node_distance_": {0, 20},
+	if len(cfgFile) != len(modelledNames()) {
+		t.Fatalf("%d parameters in the test's table, %d modelled", len(cfgFile), len(modelledNames()))
 	}
-	if len(ranges) != len(modelledNames()) {
-		t.Fatalf("%d ranges for %d parameters", len(ranges), len(modelledNames()))
-	}
-	for k, r := range ranges {
-		for _, v := range []float64{r[0] - 1, r[1] + 1} {
+	for k, r := range cfgFile {
+		for _, v := range []float64{r.lo - 1, r.hi + 1} {
 			_, _, err := ParsePlannerParams("p.yaml", []byte(fmt.Sprintf("%s: %v\n", k, v)))
-			if want := fmt.Sprintf("p.yaml:1: %s: %v out of [%v, %v], the range PX4-Avoidance accepts", k, v, r[0], r[1]); err == nil || err.Error() != want {
+			if want := fmt.Sprintf("p.yaml:1: %s: %v out of [%v, %v], the range PX4-Avoidance accepts", k, v, r.lo, r.hi); err == nil || err.Error() != want {
 				t.Errorf("%s: %v: %v; want %q", k, v, err, want)
 			}
 		}
