@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown-robotics/shakedown/avoid"
+	"github.com/shakedown-robotics/shakedown/campaign"
+	"github.com/shakedown-robotics/shakedown/run"
 	"github.com/shakedown-robotics/shakedown/scenario"
 )
 
@@ -43,4 +45,18 @@ func plannerParams(path string, warn io.Writer) (*avoid.Config, error) {
 		}
 	}
 	return &cfg, nil
+}
+
+// runPlannerParams is plannerParams for `run`, whose --planner-params
+// needs the embedded simulator and the autopilot with the planner.
+func runPlannerParams(f runFlags) (*avoid.Config, error) {
+	switch {
+	case f.plannerParams == "":
+		return nil, nil
+	case f.autopilot != run.AutopilotAvoid:
+		return nil, fmt.Errorf("--planner-params needs --autopilot %s, the one with the planner", run.AutopilotAvoid)
+	case f.engines.engine != "" && f.engines.engine != campaign.EngineEmbedded:
+		return nil, fmt.Errorf("--planner-params sets the embedded simulator's planner, not --engine %s", f.engines.engine)
+	}
+	return plannerParams(f.plannerParams, f.warn)
 }

@@ -145,13 +145,7 @@ func runTests(ctx context.Context, stdout io.Writer, files []string, f runFlags)
 	if err != nil {
 		return err
 	}
-	if f.plannerParams != "" && f.autopilot != run.AutopilotAvoid {
-		return fmt.Errorf("--planner-params needs --autopilot %s, the one with the planner", run.AutopilotAvoid)
-	}
-	if f.plannerParams != "" && f.engines.engine != "" && f.engines.engine != campaign.EngineEmbedded {
-		return fmt.Errorf("--planner-params sets the embedded simulator's planner, not --engine %s", f.engines.engine)
-	}
-	planner, err := plannerParams(f.plannerParams, f.warn)
+	planner, err := runPlannerParams(f)
 	if err != nil {
 		return err
 	}
